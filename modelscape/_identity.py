@@ -1,0 +1,70 @@
+"""Content-hash identities: every stored record is named by a hash of its canonical JSON."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Mapping
+from typing import Any, TypeAlias
+
+from pydantic import Field
+
+from modelscape._model import FrozenModel
+
+__all__ = ["AxisValue", "Identity", "JsonValue", "canonical_json", "content_id"]
+
+#: A value an axis can take, and a label of a lexicon entry: a JSON scalar other than null.
+AxisValue: TypeAlias = str | int | float | bool
+#: Any JSON value.
+JsonValue: TypeAlias = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
+
+
+def _default(value: Any) -> Any:
+    dump = getattr(value, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    if isinstance(value, tuple):
+        return list(value)
+    if isinstance(value, Mapping):
+        return dict(value)
+    raise TypeError(f"cannot encode {type(value).__name__} as canonical JSON")
+
+
+def canonical_json(value: Any) -> str:
+    """The one JSON spelling of ``value``: sorted keys, no spaces, UTF-8, no NaN."""
+    return json.dumps(
+        value,
+        sort_keys=True,
+        separators=(",", ":"),
+        ensure_ascii=False,
+        allow_nan=False,
+        default=_default,
+    )
+
+
+def content_id(kind: str, value: Any, *, length: int = 16) -> str:
+    """A stable id for ``value``: the kind, then a SHA-256 prefix of its canonical JSON."""
+    digest = hashlib.sha256(f"{kind}\n{canonical_json(value)}".encode()).hexdigest()
+    return digest[:length]
+
+
+class Identity(FrozenModel):
+    """What names a realizer, target, measure or scenario: never credentials, never settings
+    that leave behaviour unchanged."""
+
+    kind: str
+    name: str
+    version: str = "1"
+    parameters: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        """The content hash of this identity."""
+        return content_id(
+            self.kind, {"name": self.name, "version": self.version, "parameters": self.parameters}
+        )
+
+    def __str__(self) -> str:
+        return f"{self.name}@{self.version}"
