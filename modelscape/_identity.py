@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any, TypeAlias
 
 from pydantic import Field
+from pydantic import JsonValue as PydanticJsonValue
 
 from modelscape._model import FrozenModel
 
@@ -15,8 +16,8 @@ __all__ = ["AxisValue", "Identity", "JsonValue", "canonical_json", "content_id"]
 
 #: A value an axis can take, and a label of a lexicon entry: a JSON scalar other than null.
 AxisValue: TypeAlias = str | int | float | bool
-#: Any JSON value.
-JsonValue: TypeAlias = str | int | float | bool | None | list["JsonValue"] | dict[str, "JsonValue"]
+#: Any JSON value (pydantic's recursive alias, so models can validate it).
+JsonValue: TypeAlias = PydanticJsonValue
 
 
 def _default(value: Any) -> Any:

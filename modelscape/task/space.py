@@ -1,0 +1,397 @@
+"""Task spaces: seed cases, the axes that vary them, and the checked path to every variant."""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Generic, Literal, TypeAlias, TypeVar, overload
+
+from pydantic import SerializeAsAny
+
+from modelscape._identity import AxisValue, Identity, content_id
+from modelscape._model import FrozenModel
+from modelscape.errors import PerturbationError, TaskSpaceError
+from modelscape.task.coordinate import Coordinate
+from modelscape.task.language import Attribute, Task
+from modelscape.task.prompt import Prompt, Realizer
+
+__all__ = ["Axis", "Perturbation", "Scale", "Step", "TaskSpace", "Variant", "perturbation"]
+
+TaskT = TypeVar("TaskT", bound=Task)
+ValueT = TypeVar("ValueT")
+
+#: How an axis's values relate: unordered labels, ordered levels, or numbers.
+Scale: TypeAlias = Literal["nominal", "ordinal", "numeric"]
+_SCALES = ("nominal", "ordinal", "numeric")
+
+
+def _same(left: object, right: object) -> bool:
+    return type(left) is type(right) and left == right
+
+
+class Perturbation(Generic[TaskT, ValueT]):
+    """A function (task, value) -> task that sets one attribute and keeps the others.
+
+    A task space checks every application: the result must carry the new value of its own
+    attribute and the old value of every other axis's attribute.
+    """
+
+    def __init__(
+        self,
+        function: Callable[[TaskT, ValueT], TaskT],
+        *,
+        name: str | None = None,
+        version: str = "1",
+    ) -> None:
+        self.function = function
+        self.identity = Identity(
+            kind="perturbation",
+            name=name or getattr(function, "__name__", "perturbation"),
+            version=version,
+        )
+        self.__doc__ = getattr(function, "__doc__", None)
+
+    @property
+    def name(self) -> str:
+        """The perturbation's name."""
+        return self.identity.name
+
+    def __call__(self, task: TaskT, value: ValueT) -> TaskT:
+        return self.function(task, value)
+
+    def __repr__(self) -> str:
+        return f"perturbation({self.identity})"
+
+
+@overload
+def perturbation(function: Callable[[TaskT, ValueT], TaskT], /) -> Perturbation[TaskT, ValueT]: ...
+@overload
+def perturbation(
+    *, name: str | None = None, version: str = "1"
+) -> Callable[[Callable[[TaskT, ValueT], TaskT]], Perturbation[TaskT, ValueT]]: ...
+def perturbation(
+    function: Callable[[TaskT, ValueT], TaskT] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    version: str = "1",
+) -> Any:
+    """Declare a function (task, value) -> task that moves one attribute to ``value``.
+
+    Change ``version`` whenever what it does changes.
+    """
+
+    def wrap(inner: Callable[[TaskT, ValueT], TaskT]) -> Perturbation[TaskT, ValueT]:
+        return Perturbation(inner, name=name, version=version)
+
+    return wrap(function) if function is not None else wrap
+
+
+class Axis(Generic[TaskT, ValueT]):
+    """One attribute of a task language, varied over discrete values by one perturbation.
+
+    ``scale`` says how values relate: ``nominal`` (labels; each compared with the baseline),
+    ``ordinal`` (ordered levels; adjacent levels compared) or ``numeric`` (increasing numbers).
+    The baseline defaults to the first value and must be one of the values.
+    """
+
+    def __init__(
+        self,
+        attribute: Attribute[TaskT, ValueT] | str,
+        values: Iterable[ValueT],
+        via: Perturbation[TaskT, ValueT],
+        *,
+        scale: Scale,
+        baseline: ValueT | None = None,
+    ) -> None:
+        self.attribute = attribute
+        self.name: str = attribute if isinstance(attribute, str) else attribute.name
+        self.values: tuple[ValueT, ...] = tuple(values)
+        self.via = via
+        self.scale: Scale = scale
+        where = f"axis {self.name!r}"
+        if scale not in _SCALES:
+            raise TaskSpaceError(
+                f"{where}: scale must be one of {', '.join(_SCALES)}, not {scale!r}"
+            )
+        if not self.values:
+            raise TaskSpaceError(f"{where}: needs at least one value")
+        for value in self.values:
+            if not isinstance(value, (str, int, float, bool)):
+                raise TaskSpaceError(
+                    f"{where}: value {value!r} is a {type(value).__name__}; axis values must be "
+                    "text, numbers or booleans"
+                )
+        seen: list[ValueT] = []
+        for value in self.values:
+            if any(_same(value, other) for other in seen):
+                raise TaskSpaceError(f"{where}: value {value!r} appears twice")
+            seen.append(value)
+        if scale == "numeric":
+            if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in self.values):
+                raise TaskSpaceError(
+                    f"{where}: a numeric axis takes numbers only, got {self.values!r}"
+                )
+            numbers = [float(v) for v in self.values]  # type: ignore[arg-type]
+            if any(b <= a for a, b in itertools.pairwise(numbers)):
+                raise TaskSpaceError(f"{where}: numeric values must increase, got {self.values!r}")
+        if baseline is None:
+            baseline = self.values[0]
+        if not any(_same(baseline, v) for v in self.values):
+            raise TaskSpaceError(
+                f"{where}: baseline {baseline!r} is not one of its values {list(self.values)!r}"
+            )
+        self.baseline: ValueT = baseline
+
+    def index(self, value: object) -> int:
+        """The position of ``value`` among the axis's values."""
+        for position, candidate in enumerate(self.values):
+            if _same(value, candidate):
+                return position
+        raise TaskSpaceError(
+            f"axis {self.name!r} has no value {value!r}; its values are {list(self.values)!r}"
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"Axis({self.name!r}, {list(self.values)!r}, via={self.via.name!r}, "
+            f"scale={self.scale!r}, baseline={self.baseline!r})"
+        )
+
+
+class Step(FrozenModel):
+    """One applied perturbation: which axis moved, from what, to what, and by which function."""
+
+    axis: str
+    before: AxisValue
+    after: AxisValue
+    perturbation: str
+
+
+class Variant(FrozenModel):
+    """A task at one coordinate, the exact prompt for it, and the steps that produced it."""
+
+    id: str
+    case: str
+    coordinate: dict[str, AxisValue]
+    language: str
+    task: SerializeAsAny[Task] | dict[str, Any]
+    attributes: dict[str, AxisValue]
+    reference: AxisValue | None
+    prompt: Prompt
+    steps: tuple[Step, ...] = ()
+
+    @property
+    def location(self) -> Coordinate:
+        """The coordinate as an immutable, hashable :class:`Coordinate`."""
+        return Coordinate(self.coordinate)
+
+    def changed(self, baseline: Mapping[str, AxisValue]) -> tuple[str, ...]:
+        """The axes on which this variant differs from ``baseline``."""
+        return tuple(k for k, v in self.coordinate.items() if not _same(baseline.get(k), v))
+
+
+class TaskSpace(Generic[TaskT]):
+    """Seed tasks of one task language, the axes that vary them, and how they are realized.
+
+    The task at a coordinate is made from a seed by applying, in axis order, the perturbation of
+    every axis whose attribute differs from the coordinate. Each step is checked (its own
+    attribute now has the value, every other axis's attribute kept its value), and the final task
+    must carry exactly the coordinate's values.
+    """
+
+    def __init__(
+        self,
+        cases: Mapping[str, TaskT],
+        axes: Sequence[Axis[TaskT, Any]],
+        realizer: Realizer[TaskT] | None = None,
+    ) -> None:
+        if not cases:
+            raise TaskSpaceError("a task space needs at least one case")
+        self.cases: dict[str, TaskT] = dict(cases)
+        for name, task in self.cases.items():
+            if not isinstance(task, Task):
+                raise TaskSpaceError(f"case {name!r} is a {type(task).__name__}, not a Task")
+        languages = {task.language for task in self.cases.values()}
+        if len(languages) > 1:
+            raise TaskSpaceError(f"cases mix task languages {sorted(languages)}: use one language")
+        self.language: str = languages.pop()
+        self.axes: tuple[Axis[TaskT, Any], ...] = tuple(axes)
+        names = [axis.name for axis in self.axes]
+        for name in names:
+            if names.count(name) > 1:
+                raise TaskSpaceError(f"axis {name!r} is declared twice")
+        first = next(iter(self.cases.values()))
+        known = first.attributes()
+        self._attributes: dict[str, Callable[[TaskT], Any]] = {}
+        for axis in self.axes:
+            if isinstance(axis.attribute, Attribute):
+                self._attributes[axis.name] = axis.attribute
+            elif axis.name in known:
+                self._attributes[axis.name] = known[axis.name]
+            else:
+                hint = difflib.get_close_matches(axis.name, list(known), n=1)
+                suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
+                raise TaskSpaceError(
+                    f"axis {axis.name!r}: task language {self.language!r} has no attribute "
+                    f"{axis.name!r}{suggestion}; its attributes are {sorted(known)}"
+                )
+        self.realizer = realizer
+        self._variants: dict[tuple[str, Coordinate], Variant] = {}
+
+    # -- coordinates -----------------------------------------------------------------------
+    @property
+    def baseline(self) -> Coordinate:
+        """The coordinate with every axis at its baseline."""
+        return Coordinate({axis.name: axis.baseline for axis in self.axes})
+
+    def axis(self, name: str) -> Axis[TaskT, Any]:
+        """The axis called ``name``."""
+        for axis in self.axes:
+            if axis.name == name:
+                return axis
+        hint = difflib.get_close_matches(name, [a.name for a in self.axes], n=1)
+        suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
+        raise TaskSpaceError(
+            f"no axis {name!r}{suggestion}; the axes are {[a.name for a in self.axes]}"
+        )
+
+    def coordinate(self, values: Mapping[str, Any] | None = None) -> Coordinate:
+        """A full coordinate: ``values`` completed with the baseline of every other axis."""
+        values = dict(values or {})
+        complete: dict[str, AxisValue] = {}
+        for axis in self.axes:
+            if axis.name in values:
+                value = values.pop(axis.name)
+                complete[axis.name] = axis.values[axis.index(value)]
+            else:
+                complete[axis.name] = axis.baseline
+        if values:
+            unknown = sorted(values)
+            axes = [a.name for a in self.axes]
+            raise TaskSpaceError(f"coordinate names unknown axes {unknown}; the axes are {axes}")
+        return Coordinate(complete)
+
+    def _case(self, case: str) -> TaskT:
+        try:
+            return self.cases[case]
+        except KeyError:
+            hint = difflib.get_close_matches(case, list(self.cases), n=1)
+            suggestion = f" (did you mean {hint[0]!r}?)" if hint else ""
+            raise TaskSpaceError(f"no case {case!r}{suggestion}") from None
+
+    # -- tasks and variants ----------------------------------------------------------------
+    def _walk(self, case: str, coordinate: Coordinate) -> tuple[TaskT, tuple[Step, ...]]:
+        task = self._case(case)
+        steps: list[Step] = []
+        to_apply = [
+            axis
+            for axis in self.axes
+            if not _same(self._attributes[axis.name](task), coordinate[axis.name])
+        ]
+        for number, axis in enumerate(to_apply, start=1):
+            target = coordinate[axis.name]
+            before = {name: get(task) for name, get in self._attributes.items()}
+            where = (
+                f"case {case!r}, axis {axis.name!r}, step {number} of {len(to_apply)} "
+                f"(perturbation {axis.via.name!r}, {before[axis.name]!r} -> {target!r})"
+            )
+            try:
+                moved = axis.via(task, target)
+            except (TaskSpaceError, PerturbationError):
+                raise
+            except Exception as error:
+                raise PerturbationError(f"{where}: the perturbation raised {error!r}") from error
+            if not isinstance(moved, Task) or moved.language != task.language:
+                raise PerturbationError(
+                    f"{where}: returned {type(moved).__name__}, not a task of language "
+                    f"{task.language!r}"
+                )
+            try:
+                moved = moved.checked()  # type: ignore[assignment]
+            except Exception as error:
+                raise PerturbationError(f"{where}: produced an invalid task: {error}") from error
+            after = {name: get(moved) for name, get in self._attributes.items()}
+            if not _same(after[axis.name], target):
+                raise PerturbationError(
+                    f"{where}: attribute {axis.name!r} is {after[axis.name]!r} afterwards; a "
+                    f"perturbation must set its own attribute to the value it is given"
+                )
+            for name, value in before.items():
+                if name != axis.name and not _same(after[name], value):
+                    raise PerturbationError(
+                        f"{where}: attribute {name!r} moved from {value!r} to {after[name]!r}; "
+                        f"a perturbation must keep every other axis's attribute"
+                    )
+            steps.append(
+                Step(
+                    axis=axis.name,
+                    before=before[axis.name],
+                    after=target,
+                    perturbation=str(axis.via.identity),
+                )
+            )
+            task = moved
+        final = {name: get(task) for name, get in self._attributes.items()}
+        for name, value in coordinate.items():
+            if not _same(final[name], value):
+                raise PerturbationError(
+                    f"case {case!r}: the final task has {name}={final[name]!r} but the "
+                    f"coordinate asks for {value!r}"
+                )
+        return task, tuple(steps)
+
+    def task(self, case: str, coordinate: Mapping[str, AxisValue] | None = None) -> TaskT:
+        """The task of one seed at one coordinate; axes left out stay at their baseline."""
+        return self._walk(case, self.coordinate(coordinate))[0]
+
+    def realize(self, task: TaskT) -> Prompt:
+        """The prompt of ``task``, from the realizer or the task's own ``prompt()``."""
+        if self.realizer is not None:
+            return self.realizer(task)
+        return Prompt.of(task.prompt())
+
+    def variant(self, case: str, coordinate: Mapping[str, AxisValue] | None = None) -> Variant:
+        """The task at a coordinate, with its prompt and the record of every step."""
+        where = self.coordinate(coordinate)
+        key = (case, where)
+        cached = self._variants.get(key)
+        if cached is not None:
+            return cached
+        task, steps = self._walk(case, where)
+        prompt = self.realize(task)
+        reference = task.reference()
+        task_data = task.model_dump(mode="json")
+        identity = {
+            "language": task.language,
+            "case": case,
+            "coordinate": where.to_dict(),
+            "task": task_data,
+            "prompt": prompt.model_dump(mode="json"),
+            "reference": reference,
+        }
+        variant = Variant(
+            id=content_id("variant", identity),
+            case=case,
+            coordinate=where.to_dict(),
+            language=task.language,
+            task=task,
+            attributes=task.attribute_values(),
+            reference=reference,
+            prompt=prompt,
+            steps=steps,
+        )
+        self._variants[key] = variant
+        return variant
+
+    @property
+    def realizer_identity(self) -> Identity | None:
+        """The identity of the realizer, when the space has one."""
+        return None if self.realizer is None else self.realizer.identity
+
+    def __repr__(self) -> str:
+        return (
+            f"TaskSpace(language={self.language!r}, cases={len(self.cases)}, "
+            f"axes={[a.name for a in self.axes]})"
+        )
