@@ -1,0 +1,73 @@
+"""The target protocol: what a model is sent, and what comes back.
+
+Everything a target receives is a :class:`TargetRequest`: the prompt, a seed hint and settings,
+never the task, its coordinate or its step history, so a target cannot tell which variant it is
+answering. Everything it returns is a :class:`TargetOutput`, which is untrusted data.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from pydantic import Field
+
+from modelscape._identity import Identity, JsonValue
+from modelscape._model import FrozenModel
+from modelscape.task.prompt import Prompt
+
+__all__ = ["Target", "TargetOutput", "TargetRequest", "Usage"]
+
+
+class TargetRequest(FrozenModel):
+    """What a target receives: the prompt only, never the task, coordinate or step history.
+
+    ``seed`` is a hint derived from the observation's id. Providers may ignore it or honour it
+    only in part, so no analysis assumes that a seed makes outputs reproducible; repetitions
+    measure run-to-run variation either way.
+    """
+
+    prompt: Prompt
+    seed: int
+    settings: dict[str, JsonValue] = Field(default_factory=dict)
+
+
+class Usage(FrozenModel):
+    """Token counts a provider reported for one call."""
+
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class TargetOutput(FrozenModel):
+    """One invocation result. Model output is untrusted data: never executed, never rendered.
+
+    ``text`` is the reply; ``data`` holds JSON when the target returned structured output.
+    ``model`` is the model version the provider reported, ``usage`` its token counts,
+    ``finish_reason`` why generation stopped, ``latency`` the seconds the call took, and
+    ``error`` what went wrong when the call failed.
+    """
+
+    text: str = ""
+    data: JsonValue = None
+    model: str | None = None
+    usage: Usage | None = None
+    finish_reason: str | None = None
+    latency: float | None = None
+    error: str | None = None
+
+
+@runtime_checkable
+class Target(Protocol):
+    """Anything that answers prompts: an async call from a request to an output.
+
+    ``identity`` (name, version and behaviour-relevant parameters, never credentials) names the
+    target in every stored record.
+    """
+
+    @property
+    def identity(self) -> Identity: ...
+
+    @property
+    def name(self) -> str: ...
+
+    async def __call__(self, request: TargetRequest) -> TargetOutput: ...

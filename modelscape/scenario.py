@@ -1,0 +1,217 @@
+"""Scenarios: a task space with a fixed protocol, so every target is mapped the same way."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from modelscape._identity import AxisValue, Identity, JsonValue
+from modelscape.answers import Answer
+from modelscape.errors import ModelscapeError, TaskSpaceError
+from modelscape.stats.settings import BoundaryCriterion
+from modelscape.task.coordinate import Coordinate
+from modelscape.task.design import Grid, Sweep
+from modelscape.task.space import TaskSpace, Variant
+
+if TYPE_CHECKING:
+    from pandas import DataFrame
+
+__all__ = ["Scenario"]
+
+
+@dataclass(frozen=True, eq=False)
+class Scenario:
+    """A task space with a fixed protocol, so every target is mapped the same way.
+
+    ``answer`` reads the answer from an output (None when it cannot); compared with each task's
+    ``reference()`` it scores every target. ``groups`` name subsets of cases that get their own
+    scorecards. Bump ``version`` whenever results could change.
+    """
+
+    name: str
+    version: str
+    description: str
+    task_space: TaskSpace[Any]
+    answer: Answer
+    repetitions: int = 5
+    measures: Sequence[Any] = ()
+    design: Sweep | Grid = field(default_factory=Sweep)
+    groups: Mapping[str, Sequence[str]] = field(default_factory=dict)
+    criterion: BoundaryCriterion = field(default_factory=BoundaryCriterion)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        where = f"scenario {self.name!r}"
+        if not self.name:
+            raise ModelscapeError("a scenario needs a name")
+        if self.repetitions < 1:
+            raise ModelscapeError(
+                f"{where}: repetitions must be at least 1, not {self.repetitions}"
+            )
+        for group, cases in self.groups.items():
+            if group == "all":
+                raise ModelscapeError(f"{where}: 'all' names every case; choose another group name")
+            for case in cases:
+                if case not in self.task_space.cases:
+                    hint = difflib.get_close_matches(case, list(self.task_space.cases), n=1)
+                    extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+                    raise ModelscapeError(
+                        f"{where}: group {group!r} names unknown case {case!r}{extra}"
+                    )
+        object.__setattr__(self, "groups", {g: tuple(c) for g, c in self.groups.items()})
+
+    # -- identity ------------------------------------------------------------------------------
+    @property
+    def identity(self) -> Identity:
+        """The scenario's name, version and protocol settings, as stored with every run."""
+        parameters: dict[str, JsonValue] = {
+            "repetitions": self.repetitions,
+            "seed": self.seed,
+            "answer": self.answer.identity.model_dump(mode="json"),
+            "design": self.design.model_dump(mode="json"),
+        }
+        return Identity(
+            kind="scenario", name=self.name, version=self.version, parameters=parameters
+        )
+
+    # -- what it asks ------------------------------------------------------------------------
+    def coordinates(self) -> tuple[Coordinate, ...]:
+        """The coordinates the design evaluates, the baseline first."""
+        return self.design.coordinates(self.task_space)
+
+    def variants(self) -> Iterator[Variant]:
+        """Every variant the scenario asks each target, case by case."""
+        coordinates = self.coordinates()
+        for case in self.task_space.cases:
+            for coordinate in coordinates:
+                yield self.task_space.variant(case, coordinate)
+
+    def roles(self) -> dict[str, str]:
+        """Each axis's role: causal when moving it alone changes some case's correct answer."""
+        coordinates = self.coordinates()
+        roles: dict[str, str] = {}
+        for axis in self.task_space.axes:
+            others = [a.name for a in self.task_space.axes if a.name != axis.name]
+            causal = False
+            for case in self.task_space.cases:
+                seen: dict[tuple[Any, ...], AxisValue | None] = {}
+                for coordinate in coordinates:
+                    key = tuple((coordinate[o], type(coordinate[o]).__name__) for o in others)
+                    reference = self.task_space.variant(case, coordinate).reference
+                    if key in seen and seen[key] != reference:
+                        causal = True
+                        break
+                    seen.setdefault(key, reference)
+                if causal:
+                    break
+            roles[axis.name] = "causal" if causal else "invariant"
+        return roles
+
+    def calls_per_target(self) -> int:
+        """How many calls a full run makes to each target."""
+        return len(self.task_space.cases) * len(self.coordinates()) * self.repetitions
+
+    # -- review --------------------------------------------------------------------------------
+    def describe(self) -> str:
+        """The scenario's cases, axes and variants, checked, and the calls it makes per target."""
+        variants = list(self.variants())  # generating every variant checks every step
+        roles = self.roles()
+        space = self.task_space
+        lines = [f"{self.name} (version {self.version})"]
+        if self.description:
+            lines.extend(f"  {line}" for line in self.description.strip().splitlines())
+        lines.append("")
+        width = max([len(a.name) for a in space.axes] + [4])
+        lines.append(f"cases      {len(space.cases)}")
+        lines.append(f"axes       {len(space.axes)}")
+        for axis in space.axes:
+            values = ", ".join(_show(v) for v in axis.values)
+            lines.append(
+                f"  {axis.name:<{width}}  {axis.scale:<8} {roles[axis.name]:<9} "
+                f"baseline {_show(axis.baseline)}; values {values}"
+            )
+        design = (
+            "sweep (one axis at a time)"
+            if isinstance(self.design, Sweep)
+            else (f"grid over {', '.join(self.design.axes)}")
+        )
+        lines.append(f"design     {design}: {len(self.coordinates())} coordinates")
+        lines.append(f"variants   {len(variants)} (every one generated and checked)")
+        unknown = sum(1 for v in variants if v.reference is None)
+        if unknown:
+            lines.append(f"           {unknown} without a correct answer")
+        lines.append(f"answer     {self.answer!r}")
+        lines.append(f"repeats    {self.repetitions} per variant")
+        lines.append(f"calls      {self.calls_per_target()} per target")
+        if self.groups:
+            groups = "; ".join(f"{g} ({len(c)} cases)" for g, c in self.groups.items())
+            lines.append(f"groups     {groups}")
+        lines.append(f"seed       {self.seed}")
+        return "\n".join(lines)
+
+    def example(self) -> str:
+        """Every variant of the first case: what it changes, its correct answer, its prompt."""
+        space = self.task_space
+        case = next(iter(space.cases))
+        baseline = space.baseline
+        blocks = [f"{self.name}: every variant of case {case!r}"]
+        for coordinate in self.coordinates():
+            variant = space.variant(case, coordinate)
+            changed = variant.changed(baseline)
+            what = (
+                "baseline"
+                if not changed
+                else ", ".join(f"{a}={_show(variant.coordinate[a])}" for a in changed)
+            )
+            header = f"── {what} · correct answer: {_show(variant.reference)}"
+            body = "\n".join(f"   {line}" for line in variant.prompt.text.splitlines())
+            blocks.append(f"{header}\n{body}")
+        return "\n\n".join(blocks)
+
+    def prompts(self) -> DataFrame:
+        """Every variant as one row: case, coordinate, changed axes, prompt and correct answer.
+
+        Requires the pandas extra: ``pip install "modelscape[pandas]"``.
+        """
+        try:
+            import pandas
+        except ImportError:
+            raise ModelscapeError(
+                'Scenario.prompts() needs pandas: pip install "modelscape[pandas]"'
+            ) from None
+        return pandas.DataFrame(self.prompt_rows())
+
+    def prompt_rows(self) -> list[dict[str, JsonValue]]:
+        """The rows of :meth:`prompts` as plain dicts, without pandas."""
+        baseline = self.task_space.baseline
+        rows: list[dict[str, JsonValue]] = []
+        for variant in self.variants():
+            row: dict[str, JsonValue] = {"variant": variant.id, "case": variant.case}
+            row.update({f"axis:{k}": v for k, v in variant.coordinate.items()})
+            row["changed"] = ",".join(variant.changed(baseline))
+            row["system"] = variant.prompt.system
+            row["prompt"] = "\n\n".join(m.content for m in variant.prompt.messages)
+            row["answer"] = variant.reference
+            rows.append(row)
+        return rows
+
+    def group_of(self, group: str) -> tuple[str, ...]:
+        """The case ids of a group; ``all`` is every case."""
+        if group == "all":
+            return tuple(self.task_space.cases)
+        if group not in self.groups:
+            known = ["all", *self.groups]
+            raise TaskSpaceError(f"scenario {self.name!r} has no group {group!r}; groups: {known}")
+        return tuple(self.groups[group])
+
+
+def _show(value: object) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return repr(value) if (value == "" or value != value.strip()) else value
+    return str(value)

@@ -1,0 +1,71 @@
+"""The store protocol: the one seam between runs and the database that keeps them.
+
+The default is one SQLite file (:class:`~modelscape.store.sqlite.SQLiteStore`). Another database
+can replace it by implementing these methods; nothing else in modelscape touches storage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Protocol, runtime_checkable
+
+from modelscape.results.records import (
+    DifferenceMeasurement,
+    ExperimentRecord,
+    Observation,
+    PointMeasurement,
+)
+from modelscape.task.space import Variant
+
+__all__ = ["Store", "StoredRun"]
+
+#: Everything one experiment left in a store.
+StoredRun = tuple[
+    ExperimentRecord,
+    Sequence[Variant],
+    Sequence[Observation],
+    Sequence[PointMeasurement],
+    Sequence[DifferenceMeasurement],
+]
+
+
+@runtime_checkable
+class Store(Protocol):
+    """Where runs are kept. Writes are idempotent: a record with a stored id is not changed,
+    except that a failed observation may be replaced by a later attempt."""
+
+    def save_experiment(self, experiment: ExperimentRecord, variants: Iterable[Variant]) -> None:
+        """Store an experiment and its variants (records already stored are kept)."""
+        ...
+
+    def save_observations(self, observations: Iterable[Observation]) -> None:
+        """Store observations as they arrive; an ``ok`` one replaces a ``failed`` one."""
+        ...
+
+    def save_measurements(
+        self,
+        points: Iterable[PointMeasurement] = (),
+        differences: Iterable[DifferenceMeasurement] = (),
+    ) -> None:
+        """Store measurements (idempotent by id)."""
+        ...
+
+    def observations(self, ids: Iterable[str]) -> dict[str, Observation]:
+        """The stored observations among ``ids``, by id."""
+        ...
+
+    def measured(self, measure_id: str, observation_ids: Iterable[str]) -> set[str]:
+        """The ids among ``observation_ids`` that already have a point measurement of a measure."""
+        ...
+
+    def experiments(self) -> list[ExperimentRecord]:
+        """Every experiment in the store, oldest first."""
+        ...
+
+    def load(self, experiment_id: str) -> StoredRun:
+        """Everything one experiment left: its record, variants, observations, measurements."""
+        ...
+
+    def close(self) -> None:
+        """Release the connection."""
+        ...
