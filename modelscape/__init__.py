@@ -1,10 +1,62 @@
 """Controlled behavioral mapping of large language models.
 
 structured task -> controlled changes -> repeated observations -> behavioral profile
+
+Every public name lives in a module named after its concept (see DESIGN.md) and is re-exported
+here; ``__all__`` is the contract of ``spec/api-reference.md``.
 """
 
 from importlib.metadata import version
 
+from modelscape.answers import json_field, json_reply, text_match
+from modelscape.execution.target import TargetOutput, TargetRequest
+from modelscape.measures import CallableDifference, CallableMetric, MeasureValue, Response
+from modelscape.results.results import Results
+from modelscape.scenario import Scenario
+from modelscape.specs.spec import Spec
+from modelscape.stats.settings import BoundaryCriterion, Inference
+from modelscape.task.coordinate import Coordinate
+from modelscape.task.design import Grid, Sweep
+from modelscape.task.language import Node, Task, TaskSchema, attribute
+from modelscape.task.prompt import Message, Prompt, realizer
+from modelscape.task.space import Axis, Scale, TaskSpace, Variant, perturbation
+from modelscape.templates.lexicon import Entry, Lexicon
+from modelscape.templates.template import Template
+
 __version__ = version("modelscape")
 
-__all__ = ["__version__"]
+__all__ = [
+    "Axis",
+    "BoundaryCriterion",
+    "CallableDifference",
+    "CallableMetric",
+    "Coordinate",
+    "Entry",
+    "Grid",
+    "Inference",
+    "Lexicon",
+    "MeasureValue",
+    "Message",
+    "Node",
+    "Prompt",
+    "Response",
+    "Results",
+    "Scale",
+    "Scenario",
+    "Spec",
+    "Sweep",
+    "TargetOutput",
+    "TargetRequest",
+    "Task",
+    "TaskSchema",
+    "TaskSpace",
+    "Template",
+    "Variant",
+    "__version__",
+    "attribute",
+    "json_field",
+    "json_reply",
+    "perturbation",
+    "realizer",
+    "text_match",
+]

@@ -156,9 +156,15 @@ class Scenario:
         space = self.task_space
         case = next(iter(space.cases))
         baseline = space.baseline
+        variants = [space.variant(case, c) for c in self.coordinates()]
+        systems = {v.prompt.system for v in variants}
+        shared = len(systems) == 1
         blocks = [f"{self.name}: every variant of case {case!r}"]
-        for coordinate in self.coordinates():
-            variant = space.variant(case, coordinate)
+        if shared and variants[0].prompt.system:
+            blocks.append(
+                "system prompt (the same for every variant)\n" + _indent(variants[0].prompt.system)
+            )
+        for variant in variants:
             changed = variant.changed(baseline)
             what = (
                 "baseline"
@@ -166,8 +172,14 @@ class Scenario:
                 else ", ".join(f"{a}={_show(variant.coordinate[a])}" for a in changed)
             )
             header = f"── {what} · correct answer: {_show(variant.reference)}"
-            body = "\n".join(f"   {line}" for line in variant.prompt.text.splitlines())
-            blocks.append(f"{header}\n{body}")
+            if shared:
+                body = "\n\n".join(
+                    m.content if len(variant.prompt.messages) == 1 else f"[{m.role}] {m.content}"
+                    for m in variant.prompt.messages
+                )
+            else:
+                body = variant.prompt.text
+            blocks.append(f"{header}\n{_indent(body)}")
         return "\n\n".join(blocks)
 
     def prompts(self) -> DataFrame:
@@ -205,6 +217,10 @@ class Scenario:
             known = ["all", *self.groups]
             raise TaskSpaceError(f"scenario {self.name!r} has no group {group!r}; groups: {known}")
         return tuple(self.groups[group])
+
+
+def _indent(text: str) -> str:
+    return "\n".join(f"   {line}" if line else "" for line in text.splitlines())
 
 
 def _show(value: object) -> str:

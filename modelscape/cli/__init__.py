@@ -1,0 +1,43 @@
+"""The ``modelscape`` command line: thin commands over the library.
+
+Each command parses its options, calls one library function and prints the result. Errors that
+modelscape raises on purpose print their message (every problem of a spec, say) and exit with
+status 1, without a traceback.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from modelscape import __version__
+from modelscape.errors import ModelscapeError
+
+__all__ = ["main"]
+
+
+class _Group(click.Group):
+    """A command group that turns modelscape's own errors into clean messages."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ModelscapeError as error:
+            click.echo(f"error: {error}", err=True)
+            ctx.exit(1)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="modelscape")
+def main() -> None:
+    """Map where language models change their behaviour, one controlled change at a time."""
+
+
+def _register() -> None:
+    from modelscape.cli import review
+
+    review.register(main)
+
+
+_register()

@@ -1,0 +1,124 @@
+"""Commands to review scenarios and lexicons before anything runs."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import click
+
+from modelscape.scenario import Scenario
+
+__all__ = ["register"]
+
+
+def scenario_of(spec: str) -> Scenario:
+    """The scenario of a spec file or shipped spec name."""
+    from modelscape.specs import load_spec
+
+    return load_spec(spec).scenario()
+
+
+@click.command()
+@click.argument("spec")
+def describe(spec: str) -> None:
+    """Check a scenario and print its cases, axes, variants and calls per target.
+
+    SPEC is a YAML file or the name of a shipped spec (see `modelscape specs`).
+    """
+    click.echo(scenario_of(spec).describe())
+
+
+@click.command()
+@click.argument("spec")
+def example(spec: str) -> None:
+    """Print every variant of a scenario's first case with its correct answer and prompt.
+
+    SPEC is a YAML file or the name of a shipped spec (see `modelscape specs`).
+    """
+    click.echo(scenario_of(spec).example())
+
+
+@click.command()
+@click.argument("spec")
+@click.option(
+    "--format",
+    "output_format",
+    type=click.Choice(["csv", "jsonl"]),
+    default="csv",
+    show_default=True,
+    help="Table format.",
+)
+@click.option(
+    "-o", "--output", type=click.Path(dir_okay=False, writable=True), help="Write to a file."
+)
+def prompts(spec: str, output_format: str, output: str | None) -> None:
+    """Write every prompt a scenario sends, one row per variant.
+
+    SPEC is a YAML file or the name of a shipped spec (see `modelscape specs`).
+    """
+    rows = scenario_of(spec).prompt_rows()
+    buffer = io.StringIO()
+    if output_format == "jsonl":
+        for row in rows:
+            buffer.write(json.dumps(row, ensure_ascii=False) + "\n")
+    else:
+        fields = list(dict.fromkeys(key for row in rows for key in row))
+        writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    if output is None:
+        click.echo(buffer.getvalue(), nl=False)
+    else:
+        with open(output, "w", encoding="utf-8", newline="") as file:
+            file.write(buffer.getvalue())
+        click.echo(f"wrote {len(rows)} prompts to {output}", err=True)
+
+
+@click.command()
+def specs() -> None:
+    """List the specs that ship with modelscape."""
+    from modelscape.specs import available, load_spec
+
+    names = available()
+    width = max(len(n) for n in names)
+    for name in names:
+        spec = load_spec(name)
+        summary = " ".join(spec.description.split())
+        first = summary.split("? ")[0] + ("?" if "? " in summary else "")
+        click.echo(f"{name:<{width}}  {first}")
+
+
+@click.command()
+@click.argument("name", required=False)
+def lexicons(name: str | None) -> None:
+    """List the shipped lexicons, or show the entries of one."""
+    from modelscape import lexicons as shipped
+
+    if name is None:
+        names = shipped.available()
+        width = max(len(n) for n in names)
+        for each in names:
+            lexicon = shipped.get(each)
+            props = ", ".join(lexicon.properties) or "no properties"
+            click.echo(f"{each:<{width}}  {len(lexicon):>3} entries  ({props})")
+        return
+    lexicon = shipped.get(name)
+    labels = [str(label) for label in lexicon.labels]
+    width = min(max(len(label) for label in labels), 28)
+    for entry, label in zip(lexicon, labels, strict=True):
+        props = "  ".join(f"{k}={v}" for k, v in entry.properties.items())
+        text = (
+            entry.text
+            if isinstance(entry.text, str)
+            else json.dumps(entry.text, ensure_ascii=False)
+        )
+        shown = "(empty)" if text == "" else (text if len(text) <= 70 else text[:67] + "...")
+        click.echo(f"{label:<{width}}  {props}  {shown}".rstrip())
+
+
+def register(main: click.Group) -> None:
+    """Add the review commands to the ``modelscape`` group."""
+    for command in (describe, example, prompts, specs, lexicons):
+        main.add_command(command)

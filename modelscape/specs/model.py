@@ -1,0 +1,66 @@
+"""The parts of a spec: what varies (``Varied``), numeric slots (``Range``) and the answer."""
+
+from __future__ import annotations
+
+from typing import TypeAlias
+
+from pydantic import model_validator
+
+from modelscape._identity import AxisValue
+from modelscape._model import FrozenModel
+from modelscape.errors import SpecError
+from modelscape.task.space import Scale
+
+__all__ = ["AnswerSpec", "Condition", "Correct", "Range", "Varied"]
+
+#: A group or table condition: one value, or any of several.
+Condition: TypeAlias = AxisValue | tuple[AxisValue, ...]
+#: The correct answer: one value, a mapping per value of one attribute, or a table of rows.
+Correct: TypeAlias = (
+    AxisValue | dict[str, dict[AxisValue, AxisValue]] | tuple[dict[str, Condition], ...]
+)
+
+
+class Range(FrozenModel):
+    """Numbers from ``start`` up to ``stop`` (included when it falls on a step), ``step`` apart."""
+
+    start: int | float
+    stop: int | float
+    step: int | float
+
+    @model_validator(mode="after")
+    def _check(self) -> Range:
+        if self.step <= 0:
+            raise SpecError(f"a range needs a positive step, not {self.step}")
+        if self.stop < self.start:
+            raise SpecError(f"a range needs stop >= start, got {self.start}..{self.stop}")
+        if (self.stop - self.start) / self.step > 10_000:
+            raise SpecError("a range of more than 10,000 values is too large for an axis")
+        return self
+
+    def numbers(self) -> tuple[int | float, ...]:
+        """The values of the range, as integers when every bound is an integer."""
+        count = int((self.stop - self.start) / self.step + 1e-9) + 1
+        integral = all(isinstance(v, int) for v in (self.start, self.stop, self.step))
+        values: list[int | float] = []
+        for index in range(count):
+            value = self.start + index * self.step
+            values.append(int(value) if integral else round(float(value), 10))
+        return tuple(values)
+
+
+class Varied(FrozenModel):
+    """How one attribute varies: its scale and, optionally, which values and which baseline."""
+
+    scale: Scale
+    values: tuple[AxisValue, ...] | None = None
+    baseline: AxisValue | None = None
+
+
+class AnswerSpec(FrozenModel):
+    """How to read the answer (a JSON field or a text pattern), its choices, and what is correct."""
+
+    field: str | None = None
+    pattern: str | None = None
+    choices: tuple[AxisValue, ...]
+    correct: Correct | None = None
