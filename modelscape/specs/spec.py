@@ -12,6 +12,7 @@ from pydantic import Field
 
 from modelscape._identity import AxisValue
 from modelscape._model import FrozenModel
+from modelscape._yaml import load_yaml
 from modelscape.answers import Answer, json_field, text_match
 from modelscape.errors import SpecError, TemplateError
 from modelscape.scenario import Scenario
@@ -92,7 +93,7 @@ class Spec(FrozenModel):
     def parse(cls, text: str) -> Spec:
         """The spec in a YAML document."""
         try:
-            data = yaml.safe_load(text)
+            data = load_yaml(text)
         except yaml.YAMLError as error:
             mark = getattr(error, "problem_mark", None)
             where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
