@@ -8,9 +8,21 @@ here; ``__all__`` is the contract of ``spec/api-reference.md``.
 
 from importlib.metadata import version
 
+from modelscape.analysis.records import (
+    AxisScore,
+    AxisSensitivity,
+    BehaviorProfile,
+    BoundaryCandidate,
+    Divergence,
+    MeasureAgreement,
+    Scorecard,
+)
 from modelscape.answers import json_field, json_reply, text_match
 from modelscape.execution.target import TargetOutput, TargetRequest
 from modelscape.measures import CallableDifference, CallableMetric, MeasureValue, Response
+from modelscape.report.provenance import Provenance, TargetProvenance
+from modelscape.report.report import Report
+from modelscape.report.requirement import Requirement
 from modelscape.results.results import Results
 from modelscape.scenario import Scenario
 from modelscape.specs.spec import Spec
@@ -27,25 +39,36 @@ __version__ = version("modelscape")
 
 __all__ = [
     "Axis",
+    "AxisScore",
+    "AxisSensitivity",
+    "BehaviorProfile",
+    "BoundaryCandidate",
     "BoundaryCriterion",
     "CallableDifference",
     "CallableMetric",
     "Coordinate",
+    "Divergence",
     "Entry",
     "Grid",
     "Inference",
     "Lexicon",
+    "MeasureAgreement",
     "MeasureValue",
     "Message",
     "Node",
     "Prompt",
+    "Provenance",
+    "Report",
+    "Requirement",
     "Response",
     "Results",
     "Scale",
     "Scenario",
+    "Scorecard",
     "Spec",
     "Sweep",
     "TargetOutput",
+    "TargetProvenance",
     "TargetRequest",
     "Task",
     "TaskSchema",

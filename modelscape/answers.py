@@ -17,7 +17,15 @@ from modelscape._identity import AxisValue, Identity
 from modelscape.errors import ModelscapeError
 from modelscape.execution.target import TargetOutput
 
-__all__ = ["Answer", "FieldAnswer", "PatternAnswer", "json_field", "json_reply", "text_match"]
+__all__ = [
+    "Answer",
+    "FieldAnswer",
+    "PatternAnswer",
+    "answer_of",
+    "json_field",
+    "json_reply",
+    "text_match",
+]
 
 
 @runtime_checkable
@@ -86,13 +94,19 @@ class _Chooser:
             return None
         if not isinstance(value, (str, int, float, bool)):
             return None
+        spelling = value if isinstance(value, str) else json.dumps(value)
         if isinstance(value, str):
             value = _spelled(value)
         if isinstance(value, float) and not math.isfinite(value):
             return None
         if self.choices is None:
             return value
-        return self._index.get(_normal(value))
+        picked = self._index.get(_normal(value))
+        if picked is None:
+            # choices written as text ("1", "true") match the reply's spelling, which would
+            # otherwise be read as the number or boolean it spells and never match them
+            picked = self._index.get(_normal(spelling))
+        return picked
 
 
 class FieldAnswer:
@@ -164,3 +178,24 @@ def text_match(pattern: str, choices: Iterable[AxisValue]) -> PatternAnswer:
     ignoring case and surrounding space) counts as no answer.
     """
     return PatternAnswer(pattern, choices)
+
+
+def answer_of(identity: Identity | dict[str, object]) -> Answer:
+    """The answer reader a stored identity names, so stored runs can be read again.
+
+    Only the built-in readers (``json_field``, ``text_match``) can be rebuilt; a custom reader
+    raises a clear error.
+    """
+    record = identity if isinstance(identity, Identity) else Identity.model_validate(identity)
+    parameters = record.parameters
+    choices = parameters.get("choices")
+    if choices is not None and not isinstance(choices, list):
+        raise ModelscapeError(f"stored answer reader has invalid choices {choices!r}")
+    if record.name == "json_field" and isinstance(parameters.get("field"), str):
+        return json_field(str(parameters["field"]), choices)  # type: ignore[arg-type]
+    if record.name == "text_match" and isinstance(parameters.get("pattern"), str):
+        return text_match(str(parameters["pattern"]), choices or ())  # type: ignore[arg-type]
+    raise ModelscapeError(
+        f"the answer reader {record.name!r} of this run is not a built-in one; build the report "
+        "from the scenario in Python: scenario.report(results)"
+    )

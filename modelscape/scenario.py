@@ -10,13 +10,19 @@ from typing import TYPE_CHECKING, Any
 from modelscape._identity import AxisValue, Identity, JsonValue
 from modelscape.answers import Answer
 from modelscape.errors import ModelscapeError, TaskSpaceError
-from modelscape.stats.settings import BoundaryCriterion
+from modelscape.stats.settings import BoundaryCriterion, Inference
 from modelscape.task.coordinate import Coordinate
 from modelscape.task.design import Grid, Sweep
 from modelscape.task.space import TaskSpace, Variant
 
 if TYPE_CHECKING:
     from pandas import DataFrame
+
+    from modelscape.execution.config import ExecutionConfig
+    from modelscape.execution.experiment import Experiment
+    from modelscape.execution.target import Target
+    from modelscape.report.report import Report
+    from modelscape.results.results import Results
 
 __all__ = ["Scenario"]
 
@@ -71,6 +77,9 @@ class Scenario:
             "seed": self.seed,
             "answer": self.answer.identity.model_dump(mode="json"),
             "design": self.design.model_dump(mode="json"),
+            "groups": {group: list(cases) for group, cases in self.groups.items()},
+            "criterion": self.criterion.model_dump(mode="json"),
+            "description": self.description,
         }
         return Identity(
             kind="scenario", name=self.name, version=self.version, parameters=parameters
@@ -112,6 +121,49 @@ class Scenario:
     def calls_per_target(self) -> int:
         """How many calls a full run makes to each target."""
         return len(self.task_space.cases) * len(self.coordinates()) * self.repetitions
+
+    def experiment(
+        self, targets: Sequence[Target], execution: ExecutionConfig | None = None
+    ) -> Experiment:
+        """The experiment that maps ``targets`` with this scenario's protocol.
+
+        Its measures are the answer reader's ``correct`` and ``answered`` metrics, the
+        ``answer_change`` difference, then the scenario's own difference measures.
+        """
+        from modelscape.execution.config import ExecutionConfig
+        from modelscape.execution.experiment import Experiment
+        from modelscape.measures import answer_change, answer_metrics
+
+        return Experiment(
+            task_space=self.task_space,
+            targets=targets,
+            repetitions=self.repetitions,
+            point_metrics=answer_metrics(self.answer),
+            difference_measures=(answer_change(self.answer), *self.measures),
+            design=self.design,
+            execution=execution if execution is not None else ExecutionConfig(),
+            seed=self.seed,
+            scenario=self.identity,
+        )
+
+    def report(self, results: Results, *, inference: Inference | None = None) -> Report:
+        """Scorecards, divergences, profiles and provenance of a run of this scenario.
+
+        Scorecards come per target and per group (``all`` and the scenario's groups);
+        divergences compare every other target with the first.
+        """
+        from modelscape.report.report import build_report
+
+        return build_report(
+            results,
+            answer=self.answer,
+            groups=self.groups,
+            criterion=self.criterion,
+            inference=inference or Inference(seed=self.seed),
+            name=self.name,
+            version=self.version,
+            description=self.description,
+        )
 
     # -- review --------------------------------------------------------------------------------
     def describe(self) -> str:

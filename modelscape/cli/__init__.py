@@ -7,6 +7,7 @@ status 1, without a traceback.
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import click
@@ -21,11 +22,18 @@ class _Group(click.Group):
     """A command group that turns modelscape's own errors into clean messages."""
 
     def invoke(self, ctx: click.Context) -> Any:
-        try:
-            return super().invoke(ctx)
-        except ModelscapeError as error:
-            click.echo(f"error: {error}", err=True)
-            ctx.exit(1)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                return super().invoke(ctx)
+            except ModelscapeError as error:
+                click.echo(f"error: {error}", err=True)
+                ctx.exit(1)
+            finally:
+                # Caveats (too few permutations, degenerate intervals) are printed once each,
+                # as plain lines, after the command's own output.
+                for message in dict.fromkeys(str(w.message) for w in caught):
+                    click.echo(f"warning: {message}", err=True)
 
 
 @click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -35,9 +43,10 @@ def main() -> None:
 
 
 def _register() -> None:
-    from modelscape.cli import review
+    from modelscape.cli import report, review
 
     review.register(main)
+    report.register(main)
 
 
 _register()

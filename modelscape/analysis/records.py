@@ -1,0 +1,320 @@
+"""What the analyses return: frozen records that name the measurements behind every number.
+
+Every record carries ``measurement_ids``; ``Results.trace(record)`` turns them back into the
+measurements, observations and variants (prompts, raw outputs) they were computed from.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from modelscape._identity import AxisValue
+from modelscape._model import FrozenModel
+from modelscape.task.space import Scale
+
+__all__ = [
+    "AxisScore",
+    "AxisSensitivity",
+    "BehaviorProfile",
+    "BoundaryCandidate",
+    "Contrast",
+    "Divergence",
+    "MeasureAgreement",
+    "PointSummary",
+    "Scorecard",
+    "Threshold",
+    "ThresholdCase",
+    "Transition",
+    "VariantVariability",
+]
+
+Role = Literal["causal", "invariant"]
+
+
+class Transition(FrozenModel):
+    """One comparison of two coordinates that differ on one axis, for one target and measure.
+
+    ``excess`` is the mean over cases of between − (within_a + within_b)/2 (STATS.md), with a
+    case-bootstrap interval ``low``..``high`` and a one-sided permutation ``p_value``;
+    ``adjusted_p`` is Holm's correction within the family it was tested in (None when it was
+    not tested). ``between`` and ``within`` are the two parts of the excess, averaged over cases.
+    When ``before`` equals ``after`` the record holds the run-to-run variation alone.
+    """
+
+    target: str
+    measure: str
+    axis: str
+    before: AxisValue
+    after: AxisValue
+    first: dict[str, AxisValue]
+    second: dict[str, AxisValue]
+    cases: int
+    excess: float
+    between: float
+    within: float
+    low: float | None = None
+    high: float | None = None
+    p_value: float | None = None
+    adjusted_p: float | None = None
+    exact: bool = False
+    measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+
+    @property
+    def label(self) -> str:
+        """A short name such as ``pressure: none → doubt``."""
+        return f"{self.axis}: {self.before} → {self.after}"
+
+
+class BoundaryCandidate(FrozenModel):
+    """A transition where behaviour changed more than run-to-run variation explains.
+
+    It shows where to look. It does not prove a capability threshold, a failure point or a
+    mechanism.
+    """
+
+    target: str
+    measure: str
+    axis: str
+    before: AxisValue
+    after: AxisValue
+    excess: float
+    low: float | None
+    high: float | None
+    p_value: float | None
+    adjusted_p: float | None
+    measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+
+    @classmethod
+    def of(cls, transition: Transition) -> BoundaryCandidate:
+        """The candidate a selected transition makes."""
+        return cls(
+            target=transition.target,
+            measure=transition.measure,
+            axis=transition.axis,
+            before=transition.before,
+            after=transition.after,
+            excess=transition.excess,
+            low=transition.low,
+            high=transition.high,
+            p_value=transition.p_value,
+            adjusted_p=transition.adjusted_p,
+            measurement_ids=transition.measurement_ids,
+        )
+
+
+class VariantVariability(FrozenModel):
+    """Run-to-run variation of one variant: the mean distance between its repeated outputs."""
+
+    target: str
+    measure: str
+    variant_id: str
+    case: str
+    coordinate: dict[str, AxisValue]
+    repetitions: int
+    within: float
+    measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+
+
+class PointSummary(FrozenModel):
+    """A point metric's mean at one axis value (cases weighted equally), with an interval."""
+
+    metric: str
+    value: AxisValue
+    mean: float | None
+    low: float | None = None
+    high: float | None = None
+    observations: int
+    measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+
+
+class BehaviorProfile(FrozenModel):
+    """How one target's behaviour changes along one axis under one difference measure.
+
+    ``baseline`` compares every axis value with the baseline (at the baseline itself, the
+    run-to-run variation); ``local`` compares adjacent values on ordinal and numeric axes.
+    Other axes stay at ``fixed``. ``metrics`` hold point metrics at the same coordinates.
+    ``candidate_boundaries`` are selected from ``steps``.
+    """
+
+    target: str
+    measure: str
+    axis: str
+    scale: Scale
+    fixed: dict[str, AxisValue]
+    baseline: tuple[Transition, ...]
+    local: tuple[Transition, ...]
+    metrics: dict[str, tuple[PointSummary, ...]] = Field(default_factory=dict)
+    candidate_boundaries: tuple[BoundaryCandidate, ...] = ()
+    measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+
+    @property
+    def steps(self) -> tuple[Transition, ...]:
+        """The transitions tested for boundaries: neighbours, or the baseline if nominal."""
+        if self.scale == "nominal":
+            return tuple(
+                t
+                for t in self.baseline
+                if t.before != t.after or type(t.before) is not type(t.after)
+            )
+        return self.local
+
+
+class AxisSensitivity(FrozenModel):
+    """How strongly one target responds to one axis under one measure.
+
+    ``peak`` is the transition with the largest excess change: a local step on an ordinal or
+    numeric axis, or a baseline comparison on a nominal one. ``rank`` is 1 for the axis with the
+    largest peak.
+    """
+
+    target: str
+    measure: str
+    axis: str
+    scale: Scale
+    rank: int
+    excess: float
+    peak: Transition
+    boundaries: int
+    measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+
+
+class MeasureAgreement(FrozenModel):
+    """Whether two difference measures tell the same story about the same transitions.
+
+    ``rank_correlation`` (Spearman, with a joint case-bootstrap interval) compares how both
+    measures order the transitions by excess change. ``boundary_overlap`` is the share of
+    candidate boundaries both find; two measures that find none agree fully. Both are None when
+    there is nothing to compare.
+    """
+
+    target: str
+    first: str
+    second: str
+    transitions: int
+    rank_correlation: float | None
+    low: float | None = None
+    high: float | None = None
+    boundary_overlap: float | None
+    measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+
+
+class ThresholdCase(FrozenModel):
+    """Where one case's answers flip along a numeric axis, against where they should."""
+
+    case: str
+    expected: float
+    observed: float | None
+    observed_low: float | None = None
+    observed_high: float | None = None
+
+
+class Threshold(FrozenModel):
+    """Where answers flip along a causal numeric axis, against where the correct answer flips.
+
+    Per case, the share of answers that take the correct answer's value after the flip is fitted
+    as a non-decreasing function of the axis (isotonic regression) and read where it crosses
+    one half; a clean step is reported as the bracket between its two levels. ``offset`` is the
+    mean of observed − expected over the cases that cross, with a case-bootstrap interval.
+    """
+
+    axis: str
+    expected: float
+    observed: float | None
+    offset: float | None
+    low: float | None = None
+    high: float | None = None
+    cases: int
+    crossing: int
+    per_case: tuple[ThresholdCase, ...] = ()
+    measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+
+
+class AxisScore(FrozenModel):
+    """One axis of a scorecard.
+
+    ``role`` is causal when changing this axis alone changes the correct answer of some case,
+    and invariant otherwise. ``accuracy`` follows the axis with every other axis at baseline.
+    ``shifts`` are the steps where answers changed beyond run-to-run variation (adjacent steps
+    on ordinal and numeric axes, comparisons with the baseline on nominal ones). ``threshold``
+    compares where the answer flips with where it should, on causal numeric axes.
+    """
+
+    axis: str
+    scale: Scale
+    role: Role
+    accuracy: tuple[PointSummary, ...]
+    spurious_change: float | None
+    missed_change: float | None
+    shifts: tuple[BoundaryCandidate, ...]
+    threshold: Threshold | None = None
+    measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+
+
+class Scorecard(FrozenModel):
+    """Headline numbers for one target on one group of cases.
+
+    ``answered`` is the share of outputs, over every coordinate, from which an answer could be
+    read. ``spurious_change`` is answer change beyond noise where the correct answer stays the
+    same; ``missed_change`` is the share of answers that stay the same where it moves. Both are
+    ideally zero, and None when nothing could be measured.
+    """
+
+    target: str
+    group: str
+    metric: str
+    measure: str
+    cases: int
+    observations: int
+    failed: int
+    accuracy: float | None
+    accuracy_low: float | None = None
+    accuracy_high: float | None = None
+    answered: float | None = None
+    spurious_change: float | None = None
+    missed_change: float | None = None
+    axes: tuple[AxisScore, ...] = ()
+    measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+    accuracy_ids: tuple[str, ...] = Field(default=(), repr=False)
+    answered_ids: tuple[str, ...] = Field(default=(), repr=False)
+    spurious_ids: tuple[str, ...] = Field(default=(), repr=False)
+    missed_ids: tuple[str, ...] = Field(default=(), repr=False)
+
+    @property
+    def invariant_shifts(self) -> int:
+        """The number of shifts on invariant axes, where answers should not change."""
+        return sum(len(axis.shifts) for axis in self.axes if axis.role == "invariant")
+
+
+class Contrast(FrozenModel):
+    """Two targets compared at one coordinate: the excess with the target as the label."""
+
+    coordinate: dict[str, AxisValue]
+    cases: int
+    excess: float
+    low: float | None = None
+    high: float | None = None
+    p_value: float | None = None
+    adjusted_p: float | None = None
+    measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+
+
+class Divergence(FrozenModel):
+    """Where two targets answer differently beyond the run-to-run variation of each.
+
+    ``contrasts`` hold one comparison per evaluated coordinate; ``candidates`` are the ones the
+    criterion selects.
+    """
+
+    measure: str
+    first: str
+    second: str
+    contrasts: tuple[Contrast, ...]
+    candidates: tuple[Contrast, ...]
+    measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+
+    @property
+    def largest(self) -> Contrast | None:
+        """The contrast with the largest excess, if any."""
+        return max(self.contrasts, key=lambda c: c.excess, default=None)

@@ -1,0 +1,223 @@
+"""Scorecards: accuracy, spurious and missed change, and per-axis shifts of one target."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Sequence
+
+import numpy as np
+
+from modelscape.analysis.cells import MeasureView, compare_transitions
+from modelscape.analysis.common import (
+    axis_line,
+    case_list,
+    quiet_degenerate,
+    same,
+    select_boundaries,
+    summarize_metric,
+)
+from modelscape.analysis.profiles import _comparand
+from modelscape.analysis.records import AxisScore, Scorecard
+from modelscape.analysis.threshold import threshold
+from modelscape.answers import Answer
+from modelscape.errors import AnalysisError
+from modelscape.results.results import Results
+from modelscape.stats import BoundaryCriterion, Inference, bootstrap_mean, random_stream
+from modelscape.task.coordinate import Coordinate
+
+__all__ = ["axis_roles", "scorecard"]
+
+
+def axis_roles(results: Results) -> dict[str, str]:
+    """Each axis's role: causal when moving it alone, between any two evaluated coordinates,
+    changes the correct answer of some case; invariant otherwise."""
+    references = {(v.case, Coordinate(v.coordinate)): v.reference for v in results.variants}
+    coordinates = [Coordinate(c) for c in results.experiment.coordinates]
+    roles: dict[str, str] = {}
+    for axis in results.experiment.axes:
+        others = [a.name for a in results.experiment.axes if a.name != axis.name]
+        causal = False
+        for case in results.cases:
+            seen: dict[tuple[object, ...], object] = {}
+            for coordinate in coordinates:
+                key = tuple((type(coordinate[o]).__name__, coordinate[o]) for o in others)
+                reference = references.get((case, coordinate))
+                if key in seen and not same(seen[key], reference):
+                    causal = True
+                    break
+                seen.setdefault(key, reference)
+            if causal:
+                break
+        roles[axis.name] = "causal" if causal else "invariant"
+    return roles
+
+
+def _group_cases(results: Results, group: str, cases: Sequence[str] | None) -> tuple[str, ...]:
+    if cases is not None:
+        return case_list(results, cases)
+    if group == "all":
+        return results.cases
+    groups = results.experiment.groups
+    if group not in groups:
+        raise AnalysisError(f"no group {group!r}; groups: {['all', *groups]}")
+    return tuple(groups[group])
+
+
+def _case_mean(
+    results: Results, metric: str, target: str, cases: Sequence[str], inference: Inference
+) -> tuple[float | None, float | None, float | None, int, tuple[str, ...]]:
+    per_case: list[float] = []
+    ids: list[str] = []
+    count = 0
+    for case in cases:
+        values = []
+        for observation in results.select(target=target, case=case):
+            if observation.status != "ok":
+                continue
+            point = results.point(metric, observation.id)
+            if point is not None and point.value is not None:
+                values.append(point.value)
+                ids.append(point.id)
+        if values:
+            per_case.append(float(np.mean(values)))
+            count += len(values)
+    if not per_case:
+        return None, None, None, 0, ()
+    mean = float(np.mean(per_case))
+    low = high = None
+    if len(per_case) > 1 and inference.resamples > 0:
+        with quiet_degenerate():
+            interval = bootstrap_mean(
+                per_case,
+                resamples=inference.resamples,
+                confidence=inference.confidence,
+                method=inference.interval,
+                rng=random_stream(inference, f"{target}|{metric}|{','.join(cases)}", "bootstrap"),
+                where=f"accuracy of {target!r}",
+            )
+        low, high = interval.low, interval.high
+    return mean, low, high, count, tuple(ids)
+
+
+def scorecard(
+    results: Results,
+    metric: str,
+    measure: str,
+    *,
+    target: str | None = None,
+    group: str = "all",
+    answered: str | None = None,
+    answer: Answer | None = None,
+    cases: Sequence[str] | None = None,
+    criterion: BoundaryCriterion | None = None,
+    inference: Inference | None = None,
+) -> Scorecard:
+    """Accuracy, spurious and missed change, and per-axis shifts of one target on one group."""
+    name = results.target(target)
+    criterion = criterion or BoundaryCriterion()
+    inference = inference or Inference()
+    chosen = _group_cases(results, group, cases)
+    view = MeasureView(results, measure)
+    if metric not in {m.name for m in results.experiment.point_metrics}:
+        known = [m.name for m in results.experiment.point_metrics]
+        raise AnalysisError(f"no point metric {metric!r}; metrics: {known}")
+    accuracy, low, high, _, accuracy_ids = _case_mean(results, metric, name, chosen, inference)
+    outputs = [o for o in results.observations if o.target == name and o.case in set(chosen)]
+    failed = sum(1 for o in outputs if o.status == "failed")
+    answered_share: float | None = None
+    answered_ids: tuple[str, ...] = ()
+    if answered is not None:
+        points = [results.point(answered, o.id) for o in outputs if o.status == "ok"]
+        values = [p for p in points if p is not None and p.value is not None]
+        if values:
+            answered_share = float(np.mean([p.value for p in values]))
+            answered_ids = tuple(p.id for p in values)
+    references = {(v.case, Coordinate(v.coordinate)): v.reference for v in results.variants}
+    roles = axis_roles(results)
+    axes: list[AxisScore] = []
+    spurious: list[float] = []
+    spurious_ids: list[str] = []
+    missed_same = 0
+    missed_total = 0
+    missed_ids: list[str] = []
+    for record in results.experiment.axes:
+        _, home, line = axis_line(results, record.name, None)
+        pairs = (
+            list(itertools.pairwise(line))
+            if record.scale != "nominal"
+            else [(home, c) for c in line if c != home]
+        )
+        axis_spurious: list[float] = []
+        axis_missed = [0, 0]
+        for first, second in pairs:
+            for case in chosen:
+                found = view.case(case, name, first, name, second)
+                if found is None:
+                    continue
+                matrix, n_a, ids = found
+                n_b = matrix.shape[0] - n_a
+                between = float(matrix[:n_a, n_a:].mean())
+                within_a = float(matrix[:n_a, :n_a][np.triu_indices(n_a, k=1)].mean())
+                within_b = float(matrix[n_a:, n_a:][np.triu_indices(n_b, k=1)].mean())
+                if same(references.get((case, first)), references.get((case, second))):
+                    axis_spurious.append(between - (within_a + within_b) / 2)
+                    spurious_ids.extend(ids)
+                else:
+                    kept = int(np.count_nonzero(matrix[:n_a, n_a:] == 0))
+                    axis_missed[0] += kept
+                    axis_missed[1] += n_a * n_b
+                    missed_ids.extend(ids)
+        spurious.extend(axis_spurious)
+        missed_same += axis_missed[0]
+        missed_total += axis_missed[1]
+        comparands = [_comparand(name, measure, record.name, a, b, chosen) for a, b in pairs]
+        with quiet_degenerate():
+            computed = (
+                compare_transitions(view, comparands, inference, target=name) if comparands else []
+            )
+        tested, shifts = select_boundaries(computed, criterion)
+        along = tuple(
+            summarize_metric(results, metric, name, chosen, c, c[record.name], inference)
+            for c in line
+        )
+        found_threshold = None
+        if answer is not None and roles[record.name] == "causal" and record.scale == "numeric":
+            found_threshold = threshold(
+                results, name, record.name, line, chosen, answer, metric, inference
+            )
+        ids = tuple(dict.fromkeys(i for t in tested for i in t.measurement_ids))
+        axes.append(
+            AxisScore(
+                axis=record.name,
+                scale=record.scale,
+                role="causal" if roles[record.name] == "causal" else "invariant",
+                accuracy=along,
+                spurious_change=float(np.mean(axis_spurious)) if axis_spurious else None,
+                missed_change=axis_missed[0] / axis_missed[1] if axis_missed[1] else None,
+                shifts=tuple(shifts),
+                threshold=found_threshold,
+                measurement_ids=ids,
+            )
+        )
+    all_ids = tuple(dict.fromkeys([*accuracy_ids, *answered_ids, *spurious_ids, *missed_ids]))
+    return Scorecard(
+        target=name,
+        group=group,
+        metric=metric,
+        measure=measure,
+        cases=len(chosen),
+        observations=len(outputs),
+        failed=failed,
+        accuracy=accuracy,
+        accuracy_low=low,
+        accuracy_high=high,
+        answered=answered_share,
+        spurious_change=float(np.mean(spurious)) if spurious else None,
+        missed_change=missed_same / missed_total if missed_total else None,
+        axes=tuple(axes),
+        measurement_ids=all_ids,
+        accuracy_ids=accuracy_ids,
+        answered_ids=answered_ids,
+        spurious_ids=tuple(dict.fromkeys(spurious_ids)),
+        missed_ids=tuple(dict.fromkeys(missed_ids)),
+    )

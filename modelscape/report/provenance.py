@@ -1,0 +1,100 @@
+"""Provenance: the software, times and targets behind a report."""
+
+from __future__ import annotations
+
+import platform
+from collections import Counter
+from datetime import UTC, datetime
+
+from pydantic import Field
+
+from modelscape._identity import Identity, JsonValue
+from modelscape._model import FrozenModel
+from modelscape.results.results import Results
+
+__all__ = ["Provenance", "TargetProvenance"]
+
+
+def _time(seconds: float | None) -> str | None:
+    if not seconds:
+        return None
+    return datetime.fromtimestamp(seconds, tz=UTC).isoformat(timespec="seconds")
+
+
+class TargetProvenance(FrozenModel):
+    """One target's identity, the model versions its provider reported, and its usage.
+
+    ``models`` counts the outputs by the model version the provider reported (a provider may
+    route one name to several versions over a run); ``latency`` is the mean seconds per call.
+    """
+
+    name: str
+    id: str
+    version: str
+    parameters: dict[str, JsonValue] = Field(default_factory=dict)
+    models: dict[str, int] = Field(default_factory=dict)
+    observations: int = 0
+    failed: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    latency: float | None = None
+
+
+class Provenance(FrozenModel):
+    """The software, times and targets behind a report."""
+
+    software: dict[str, str]
+    experiment: str
+    scenario: Identity | None = None
+    created: str
+    started: str | None = None
+    finished: str | None = None
+    targets: tuple[TargetProvenance, ...] = ()
+
+    @classmethod
+    def of(cls, results: Results) -> Provenance:
+        """The provenance of a run."""
+        import numpy
+        import scipy
+
+        from modelscape import __version__
+
+        targets = []
+        for identity in results.experiment.targets:
+            outputs = [o for o in results.observations if o.target == identity.name]
+            models = Counter(o.output.model for o in outputs if o.output.model)
+            latencies = [o.output.latency or o.duration for o in outputs if o.status == "ok"]
+            targets.append(
+                TargetProvenance(
+                    name=identity.name,
+                    id=identity.id,
+                    version=identity.version,
+                    parameters=identity.parameters,
+                    models=dict(sorted(models.items())),
+                    observations=len(outputs),
+                    failed=sum(1 for o in outputs if o.status == "failed"),
+                    input_tokens=sum(
+                        o.output.usage.input_tokens for o in outputs if o.output.usage
+                    ),
+                    output_tokens=sum(
+                        o.output.usage.output_tokens for o in outputs if o.output.usage
+                    ),
+                    latency=sum(latencies) / len(latencies) if latencies else None,
+                )
+            )
+        starts = [o.started for o in results.observations if o.started]
+        ends = [o.started + o.duration for o in results.observations if o.started]
+        return cls(
+            software={
+                "modelscape": __version__,
+                "python": platform.python_version(),
+                "numpy": numpy.__version__,
+                "scipy": scipy.__version__,
+            },
+            experiment=results.experiment.id,
+            scenario=results.experiment.scenario,
+            created=datetime.now(tz=UTC).isoformat(timespec="seconds"),
+            started=_time(min(starts) if starts else None),
+            finished=_time(max(ends) if ends else None),
+            targets=tuple(targets),
+        )

@@ -1,0 +1,188 @@
+"""Reports: scorecards per target and group, divergences, profiles and provenance, as JSON."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from os import PathLike
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from modelscape._model import FrozenModel
+from modelscape.analysis.records import AxisSensitivity, BehaviorProfile, Divergence, Scorecard
+from modelscape.answers import Answer, answer_of
+from modelscape.errors import ReportError
+from modelscape.report.provenance import Provenance
+from modelscape.results.results import Results
+from modelscape.stats import BoundaryCriterion, Inference
+
+__all__ = ["FORMAT", "Report", "build_report"]
+
+#: The version of the report file layout; raised whenever a release changes it.
+FORMAT = 1
+
+METRIC = "correct"
+ANSWERED = "answered"
+MEASURE = "answer_change"
+
+
+class Report(FrozenModel):
+    """Scorecards per target and group, divergences from the first target, and provenance.
+
+    ``format`` is the version of the report file layout, raised when a release changes it.
+    ``profiles`` and ``sensitivity`` hold the behaviour along every axis that the pages plot.
+    """
+
+    format: int = FORMAT
+    scenario: str
+    version: str
+    description: str = ""
+    experiment: str
+    targets: tuple[str, ...]
+    groups: tuple[str, ...]
+    cases: int
+    repetitions: int
+    metric: str = METRIC
+    measure: str = MEASURE
+    criterion: BoundaryCriterion
+    inference: Inference
+    scorecards: tuple[Scorecard, ...]
+    divergences: tuple[Divergence, ...] = ()
+    profiles: tuple[BehaviorProfile, ...] = ()
+    sensitivity: tuple[AxisSensitivity, ...] = ()
+    provenance: Provenance
+
+    def scorecard(self, target: str, group: str = "all") -> Scorecard:
+        """The scorecard of one target on one group."""
+        for card in self.scorecards:
+            if card.target == target and card.group == group:
+                return card
+        raise ReportError(
+            f"no scorecard for target {target!r} and group {group!r}; targets: "
+            f"{list(self.targets)}, groups: {list(self.groups)}"
+        )
+
+    def save(self, path: str | PathLike[str]) -> None:
+        """Write the report as JSON."""
+        Path(path).write_text(self.model_dump_json(indent=1), encoding="utf-8")
+
+    @classmethod
+    def load(cls, path: str | PathLike[str]) -> Report:
+        """Read a report file written by this or an earlier release."""
+        file = Path(path)
+        try:
+            data = json.loads(file.read_text(encoding="utf-8"))
+        except OSError as error:
+            raise ReportError(f"cannot read report {file}: {error.strerror}") from None
+        except ValueError as error:
+            raise ReportError(f"{file} is not a report file (invalid JSON: {error})") from None
+        if not isinstance(data, dict) or "format" not in data:
+            raise ReportError(f"{file} is not a modelscape report (it has no format number)")
+        if not isinstance(data["format"], int) or data["format"] > FORMAT:
+            raise ReportError(
+                f"{file} was written in report format {data['format']}, newer than this "
+                f"modelscape reads ({FORMAT}); upgrade modelscape to read it"
+            )
+        try:
+            return cls.model_validate(data)
+        except ValidationError as error:
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise ReportError(f"{file}: invalid report at {where}: {first['msg']}") from None
+
+    def summary(self) -> str:
+        """The report as the command line prints it."""
+        from modelscape.report.summary import summarize
+
+        return summarize(self)
+
+
+def build_report(
+    results: Results,
+    *,
+    answer: Answer | None = None,
+    groups: Mapping[str, Sequence[str]] | None = None,
+    criterion: BoundaryCriterion | None = None,
+    inference: Inference | None = None,
+    name: str | None = None,
+    version: str | None = None,
+    description: str | None = None,
+) -> Report:
+    """The report of a run: what ``Scenario.report`` and ``modelscape report`` produce.
+
+    Settings left out come from the scenario identity stored with the run.
+    """
+    scenario = results.experiment.scenario
+    stored: dict[str, Any] = dict(scenario.parameters) if scenario is not None else {}
+    if answer is None:
+        if "answer" not in stored:
+            raise ReportError("this run has no stored answer reader: report it from its scenario")
+        answer = answer_of(stored["answer"])
+    if groups is None:
+        groups = {g: tuple(c) for g, c in (stored.get("groups") or {}).items()}
+    if criterion is None:
+        criterion = BoundaryCriterion.model_validate(stored.get("criterion") or {})
+    inference = inference or Inference(seed=int(stored.get("seed") or 0))
+    metric_names = {m.name for m in results.experiment.point_metrics}
+    if METRIC not in metric_names or MEASURE not in {
+        m.name for m in results.experiment.difference_measures
+    }:
+        raise ReportError(
+            "a report needs the scenario's built-in measures (correct, answered, answer_change); "
+            "run the experiment from Scenario.experiment"
+        )
+    group_names = ("all", *groups)
+    cards = []
+    for target in results.targets:
+        for group in group_names:
+            cards.append(
+                results.scorecard(
+                    METRIC,
+                    MEASURE,
+                    target=target,
+                    group=group,
+                    answered=ANSWERED if ANSWERED in metric_names else None,
+                    answer=answer,
+                    cases=None if group == "all" else tuple(groups[group]),
+                    criterion=criterion,
+                    inference=inference,
+                ).model_copy(update={"group": group})
+            )
+    first = results.targets[0]
+    divergences = tuple(
+        results.divergence(MEASURE, first, other, criterion=criterion, inference=inference)
+        for other in results.targets[1:]
+    )
+    profiles = tuple(
+        p
+        for axis in results.experiment.axes
+        for p in results.profiles(axis.name, MEASURE, criterion=criterion, inference=inference)
+    )
+    sensitivity = tuple(
+        s
+        for target in results.targets
+        for s in results.sensitivity(
+            MEASURE, target=target, criterion=criterion, inference=inference
+        )
+    )
+    return Report(
+        scenario=name or (scenario.name if scenario else "experiment"),
+        version=version or (scenario.version if scenario else "1"),
+        description=description
+        if description is not None
+        else str(stored.get("description") or ""),
+        experiment=results.experiment.id,
+        targets=results.targets,
+        groups=group_names,
+        cases=len(results.cases),
+        repetitions=results.experiment.repetitions,
+        criterion=criterion,
+        inference=inference,
+        scorecards=tuple(cards),
+        divergences=divergences,
+        profiles=profiles,
+        sensitivity=sensitivity,
+        provenance=Provenance.of(results),
+    )
