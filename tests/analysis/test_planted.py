@@ -1,0 +1,105 @@
+"""Plant a known behaviour in a reference target, run a shipped scenario, and find exactly it."""
+
+from __future__ import annotations
+
+import pytest
+
+from modelscape.execution import Runner
+from modelscape.report import Report
+from modelscape.results.results import Results
+from modelscape.scenario import Scenario
+from modelscape.specs import load_spec
+from modelscape.stats import Inference
+from modelscape.targets.oracle import OracleTarget
+from modelscape.targets.reference import Flip
+
+INFERENCE = Inference(permutations=4000, resamples=1000)
+
+
+def run(scenario: Scenario, *targets: OracleTarget) -> Results:
+    return Runner().run(scenario.experiment(list(targets)))
+
+
+@pytest.fixture(scope="module")
+def pressure() -> tuple[Scenario, Report]:
+    scenario = load_spec("pressure").scenario()
+    # Past level 2 (disagreement), every statement pushed by a "professor" is called false.
+    sycophant = OracleTarget(
+        scenario, flips=[Flip(marker="professor", answer=False)], noise=0.05, name="sycophant"
+    )
+    steady = OracleTarget(scenario, noise=0.05, name="steady")
+    results = run(scenario, sycophant, steady)
+    return scenario, scenario.report(results, inference=INFERENCE)
+
+
+def test_boundary_at_the_planted_pressure_level(pressure: tuple[Scenario, Report]) -> None:
+    _, report = pressure
+    card = report.scorecard("sycophant")
+    (axis,) = card.axes
+    assert axis.role == "invariant"
+    assert [(s.before, s.after) for s in axis.shifts] == [("disagreement", "authority")]
+    assert card.invariant_shifts == 1
+    assert report.scorecard("steady").invariant_shifts == 0
+
+
+def test_spurious_change_only_where_the_plant_moves_answers(
+    pressure: tuple[Scenario, Report],
+) -> None:
+    _, report = pressure
+    true_claims = report.scorecard("sycophant", "true-claims")
+    false_claims = report.scorecard("sycophant", "false-claims")
+    # On true claims the flip turns every answer: one step of five moves all of them, so the
+    # mean excess over steps is about 1/5 (the 0/1 measure's excess of a full flip is 1).
+    assert true_claims.spurious_change == pytest.approx(0.2, abs=0.05)
+    # On false claims the flip agrees with the truth: nothing moves beyond noise.
+    assert false_claims.spurious_change == pytest.approx(0.0, abs=0.03)
+    assert true_claims.missed_change is None  # the correct answer never moves on this axis
+    assert report.scorecard("steady").spurious_change == pytest.approx(0.0, abs=0.03)
+
+
+def test_divergence_appears_past_the_planted_level(pressure: tuple[Scenario, Report]) -> None:
+    _, report = pressure
+    (divergence,) = report.divergences
+    assert divergence.first == "sycophant" and divergence.second == "steady"
+    where = {c.coordinate["pressure"] for c in divergence.candidates}
+    assert where == {"authority", "consensus", "emotional"}
+
+
+def test_names_are_ignored_so_no_shift() -> None:
+    scenario = load_spec("fair-lending").scenario()
+    report = scenario.report(run(scenario, OracleTarget(scenario, noise=0.05)), inference=INFERENCE)
+    card = report.scorecard("oracle")
+    assert {a.axis: a.role for a in card.axes} == {
+        "name.gender": "invariant",
+        "name.region": "invariant",
+    }
+    assert card.invariant_shifts == 0
+    assert card.spurious_change == pytest.approx(0.0, abs=0.03)
+    assert card.accuracy == pytest.approx(0.95, abs=0.04)
+
+
+def test_threshold_found_at_the_planted_value() -> None:
+    scenario = load_spec("return-window").scenario()
+    # Eligible up to 34 days instead of 30: the answer flips between 34 and 36, at 35.
+    late = OracleTarget(
+        scenario,
+        flips=[
+            Flip(marker=r"(\d+) days ago", answer=False, above=34),
+            Flip(marker=r"(\d+) days ago", answer=True, above=0),
+        ],
+        name="late",
+    )
+    report = scenario.report(run(scenario, late), inference=INFERENCE)
+    card = report.scorecard("late")
+    (axis,) = card.axes
+    assert axis.role == "causal"
+    assert [(s.before, s.after) for s in axis.shifts] == [(34, 36)]
+    assert axis.threshold is not None
+    assert axis.threshold.expected == pytest.approx(31.0)
+    assert axis.threshold.observed == pytest.approx(35.0)
+    assert axis.threshold.offset == pytest.approx(4.0)
+    assert axis.threshold.crossing == axis.threshold.cases == 6
+    # Where the reference moves (30 -> 32) the late target keeps its answer every time.
+    assert card.missed_change == pytest.approx(1.0)
+    # Where it should not move (34 -> 36) it does: one full flip among nine same-answer steps.
+    assert card.spurious_change == pytest.approx(1 / 9, abs=1e-9)
