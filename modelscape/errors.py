@@ -41,7 +41,9 @@ class SpecError(ModelscapeError):
     """A spec is invalid; ``problems`` lists every problem found, each with its path."""
 
     def __init__(self, problems: Sequence[str] | str, *, source: str | None = None) -> None:
-        self.problems: tuple[str, ...] = (problems,) if isinstance(problems, str) else tuple(problems)
+        self.problems: tuple[str, ...] = (
+            (problems,) if isinstance(problems, str) else tuple(problems)
+        )
         self.source = source
         where = f"{source}: " if source else ""
         if len(self.problems) == 1:

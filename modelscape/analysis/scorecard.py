@@ -7,14 +7,18 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from modelscape.analysis.cells import MeasureView, compare_transitions
+from modelscape.analysis.cells import MeasureView, compare_transitions, prepare
 from modelscape.analysis.common import (
     axis_line,
     case_list,
+    cell_points,
+    memo,
     quiet_degenerate,
     same,
     select_boundaries,
     summarize_metric,
+    value_key,
+    varied_axes,
 )
 from modelscape.analysis.profiles import _comparand
 from modelscape.analysis.records import AxisScore, Scorecard
@@ -31,7 +35,10 @@ __all__ = ["axis_roles", "scorecard"]
 def axis_roles(results: Results) -> dict[str, str]:
     """Each axis's role: causal when moving it alone, between any two evaluated coordinates,
     changes the correct answer of some case; invariant otherwise."""
-    references = {(v.case, Coordinate(v.coordinate)): v.reference for v in results.variants}
+    shared = memo(results)
+    if shared.roles is not None:
+        return dict(shared.roles)
+    references = shared.references
     coordinates = [Coordinate(c) for c in results.experiment.coordinates]
     roles: dict[str, str] = {}
     for axis in results.experiment.axes:
@@ -40,7 +47,7 @@ def axis_roles(results: Results) -> dict[str, str]:
         for case in results.cases:
             seen: dict[tuple[object, ...], object] = {}
             for coordinate in coordinates:
-                key = tuple((type(coordinate[o]).__name__, coordinate[o]) for o in others)
+                key = tuple(value_key(coordinate[o]) for o in others)
                 reference = references.get((case, coordinate))
                 if key in seen and not same(seen[key], reference):
                     causal = True
@@ -49,35 +56,48 @@ def axis_roles(results: Results) -> dict[str, str]:
             if causal:
                 break
         roles[axis.name] = "causal" if causal else "invariant"
-    return roles
+    shared.roles = roles
+    return dict(roles)
 
 
 def _group_cases(results: Results, group: str, cases: Sequence[str] | None) -> tuple[str, ...]:
+    """The cases of a group: given ones, every case for "all", else the run's named group.
+
+    Groups are stored with the experiment or, for a scenario's run, with its scenario.
+    """
     if cases is not None:
         return case_list(results, cases)
     if group == "all":
         return results.cases
-    groups = results.experiment.groups
+    groups: dict[str, Sequence[str]] = dict(results.experiment.groups)
+    scenario = results.experiment.scenario
+    stored = scenario.parameters.get("groups") if scenario is not None else None
+    if isinstance(stored, dict):
+        for name, members in stored.items():
+            if isinstance(members, list):
+                groups.setdefault(name, [str(m) for m in members])
     if group not in groups:
         raise AnalysisError(f"no group {group!r}; groups: {['all', *groups]}")
-    return tuple(groups[group])
+    return case_list(results, groups[group])
 
 
 def _case_mean(
     results: Results, metric: str, target: str, cases: Sequence[str], inference: Inference
 ) -> tuple[float | None, float | None, float | None, int, tuple[str, ...]]:
+    """A metric's mean over every successful output, cases weighted equally, with an interval.
+
+    Each case's outputs are read cell by cell in the design's order of coordinates.
+    """
+    coordinates = [Coordinate(c) for c in results.experiment.coordinates]
     per_case: list[float] = []
     ids: list[str] = []
     count = 0
     for case in cases:
-        values = []
-        for observation in results.select(target=target, case=case):
-            if observation.status != "ok":
-                continue
-            point = results.point(metric, observation.id)
-            if point is not None and point.value is not None:
-                values.append(point.value)
-                ids.append(point.id)
+        values: list[float] = []
+        for coordinate in coordinates:
+            cell_values, cell_ids = cell_points(results, metric, target, case, coordinate)
+            values.extend(cell_values)
+            ids.extend(cell_ids)
         if values:
             per_case.append(float(np.mean(values)))
             count += len(values)
@@ -117,12 +137,13 @@ def scorecard(
     criterion = criterion or BoundaryCriterion()
     inference = inference or Inference()
     chosen = _group_cases(results, group, cases)
-    view = MeasureView(results, measure)
+    view = MeasureView.of(results, measure)
     if metric not in {m.name for m in results.experiment.point_metrics}:
         known = [m.name for m in results.experiment.point_metrics]
         raise AnalysisError(f"no point metric {metric!r}; metrics: {known}")
     accuracy, low, high, _, accuracy_ids = _case_mean(results, metric, name, chosen, inference)
-    outputs = [o for o in results.observations if o.target == name and o.case in set(chosen)]
+    wanted = set(chosen)
+    outputs = [o for o in results.observations if o.target == name and o.case in wanted]
     failed = sum(1 for o in outputs if o.status == "failed")
     answered_share: float | None = None
     answered_ids: tuple[str, ...] = ()
@@ -132,7 +153,7 @@ def scorecard(
         if values:
             answered_share = float(np.mean([p.value for p in values]))
             answered_ids = tuple(p.id for p in values)
-    references = {(v.case, Coordinate(v.coordinate)): v.reference for v in results.variants}
+    references = memo(results).references
     roles = axis_roles(results)
     axes: list[AxisScore] = []
     spurious: list[float] = []
@@ -140,37 +161,32 @@ def scorecard(
     missed_same = 0
     missed_total = 0
     missed_ids: list[str] = []
-    for record in results.experiment.axes:
+    for record in varied_axes(results):
         _, home, line = axis_line(results, record.name, None)
         pairs = (
             list(itertools.pairwise(line))
             if record.scale != "nominal"
             else [(home, c) for c in line if c != home]
         )
+        comparands = [_comparand(name, measure, record.name, a, b, chosen) for a, b in pairs]
         axis_spurious: list[float] = []
         axis_missed = [0, 0]
-        for first, second in pairs:
-            for case in chosen:
-                found = view.case(case, name, first, name, second)
-                if found is None:
-                    continue
-                matrix, n_a, ids = found
-                n_b = matrix.shape[0] - n_a
-                between = float(matrix[:n_a, n_a:].mean())
-                within_a = float(matrix[:n_a, :n_a][np.triu_indices(n_a, k=1)].mean())
-                within_b = float(matrix[n_a:, n_a:][np.triu_indices(n_b, k=1)].mean())
+        for (first, second), comparand in zip(pairs, comparands, strict=True):
+            found = prepare(view, comparand)
+            excess = (found.between - found.within).tolist()
+            for index, case in enumerate(found.cases):
                 if same(references.get((case, first)), references.get((case, second))):
-                    axis_spurious.append(between - (within_a + within_b) / 2)
-                    spurious_ids.extend(ids)
+                    axis_spurious.append(excess[index])
+                    spurious_ids.extend(found.ids[index])
                 else:
-                    kept = int(np.count_nonzero(matrix[:n_a, n_a:] == 0))
-                    axis_missed[0] += kept
+                    matrix, n_a = found.matrices[index], found.sizes[index]
+                    n_b = matrix.shape[0] - n_a
+                    axis_missed[0] += int(np.count_nonzero(matrix[:n_a, n_a:] == 0))
                     axis_missed[1] += n_a * n_b
-                    missed_ids.extend(ids)
+                    missed_ids.extend(found.ids[index])
         spurious.extend(axis_spurious)
         missed_same += axis_missed[0]
         missed_total += axis_missed[1]
-        comparands = [_comparand(name, measure, record.name, a, b, chosen) for a, b in pairs]
         with quiet_degenerate():
             computed = (
                 compare_transitions(view, comparands, inference, target=name) if comparands else []

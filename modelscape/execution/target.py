@@ -13,9 +13,10 @@ from pydantic import Field
 
 from modelscape._identity import Identity, JsonValue
 from modelscape._model import FrozenModel
+from modelscape.errors import ExecutionError
 from modelscape.task.prompt import Prompt
 
-__all__ = ["Target", "TargetOutput", "TargetRequest", "Usage"]
+__all__ = ["Target", "TargetError", "TargetOutput", "TargetRequest", "Usage"]
 
 
 class TargetRequest(FrozenModel):
@@ -56,12 +57,31 @@ class TargetOutput(FrozenModel):
     error: str | None = None
 
 
+class TargetError(ExecutionError):
+    """What a target raises when a call failed, so the runner knows whether to try again.
+
+    ``retry_after`` is the provider's hint, in seconds, of when to try again (an HTTP 429's
+    ``Retry-After``); the runner waits that long instead of its own backoff. ``retryable`` is
+    False for failures no retry can fix (a malformed request, a refused key): the observation
+    is then stored as failed at once, and asked again only on the next run.
+    """
+
+    def __init__(
+        self, message: str, *, retry_after: float | None = None, retryable: bool = True
+    ) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
+        self.retryable = retryable
+
+
 @runtime_checkable
 class Target(Protocol):
     """Anything that answers prompts: an async call from a request to an output.
 
     ``identity`` (name, version and behaviour-relevant parameters, never credentials) names the
-    target in every stored record.
+    target in every stored record; ``name`` labels it in results, so the targets of one
+    experiment need different names. A call raises :class:`TargetError` (or anything else) when
+    it fails; the runner retries it under the experiment's retry policy.
     """
 
     @property
@@ -69,5 +89,11 @@ class Target(Protocol):
 
     @property
     def name(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def parameters(self) -> dict[str, JsonValue]: ...
 
     async def __call__(self, request: TargetRequest) -> TargetOutput: ...

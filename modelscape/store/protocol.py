@@ -17,7 +17,7 @@ from modelscape.results.records import (
 )
 from modelscape.task.space import Variant
 
-__all__ = ["Store", "StoredRun"]
+__all__ = ["Store", "StoredRun", "canonical_order"]
 
 #: Everything one experiment left in a store.
 StoredRun = tuple[
@@ -58,14 +58,47 @@ class Store(Protocol):
         """The ids among ``observation_ids`` that already have a point measurement of a measure."""
         ...
 
+    def measurement_ids(self, ids: Iterable[str]) -> set[str]:
+        """The ids among ``ids`` of measurements (point or difference) already stored."""
+        ...
+
+    def status_counts(self, experiment_id: str) -> dict[str, int]:
+        """How many of an experiment's observations are ``ok`` and how many ``failed``."""
+        ...
+
     def experiments(self) -> list[ExperimentRecord]:
         """Every experiment in the store, oldest first."""
         ...
 
     def load(self, experiment_id: str) -> StoredRun:
-        """Everything one experiment left: its record, variants, observations, measurements."""
+        """Everything one experiment left: its record, variants, observations, measurements.
+
+        Observations come in :func:`canonical_order`, so an analysis of a loaded run sees the
+        same sequence as one of the run that produced it. An observation first stored by another
+        experiment (same seed, target, variant and repetition) comes back under this one's id.
+        """
         ...
 
     def close(self) -> None:
         """Release the connection."""
         ...
+
+
+def canonical_order(
+    experiment: ExperimentRecord, variants: Sequence[Variant], observations: Iterable[Observation]
+) -> list[Observation]:
+    """Observations sorted by target (experiment order), variant (stored order), repetition.
+
+    Outputs arrive in a random order; sorting them makes every analysis independent of it.
+    """
+    targets = {t.id: i for i, t in enumerate(experiment.targets)}
+    positions = {v.id: i for i, v in enumerate(variants)}
+    far = len(positions)
+    return sorted(
+        observations,
+        key=lambda o: (
+            targets.get(o.target_id, -1),
+            positions.get(o.variant_id, far),
+            o.repetition,
+        ),
+    )

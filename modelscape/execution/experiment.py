@@ -1,0 +1,176 @@
+"""Experiments: a task space asked of targets, with repetitions and explicit measures."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, NamedTuple
+
+from modelscape._identity import Identity, content_id
+from modelscape.errors import ExecutionError
+from modelscape.execution.config import ExecutionConfig
+from modelscape.execution.target import Target
+from modelscape.measures import DifferenceMeasure, PointMetric
+from modelscape.results.records import AxisRecord, ExperimentRecord
+from modelscape.task.design import Grid, Sweep
+from modelscape.task.space import TaskSpace, Variant
+
+__all__ = ["Experiment", "PlannedObservation"]
+
+
+class PlannedObservation(NamedTuple):
+    """One call an experiment makes: which target, variant and repetition, under which id."""
+
+    id: str
+    target: int
+    variant: Variant
+    repetition: int
+    seed: int
+
+
+def seed_hint(observation: str) -> int:
+    """The seed hint sent to a target: 31 bits of the observation's id, stable across runs."""
+    return int(observation[:8], 16) & 0x7FFFFFFF
+
+
+@dataclass(frozen=True, kw_only=True, eq=False)
+class Experiment:
+    """A task space evaluated against targets, with repetitions and explicit measures.
+
+    ``design`` selects the coordinates evaluated: a one-axis-at-a-time :class:`Sweep` around the
+    baseline by default, or a :class:`Grid` when interactions between axes matter. ``seed`` is
+    part of every observation's identity, fixes the randomized order of calls, and derives the
+    seed hint passed to targets. ``execution`` says how calls are made and is never part of any
+    identity, so changing it keeps every stored observation valid.
+    """
+
+    task_space: TaskSpace[Any]
+    targets: Sequence[Target]
+    repetitions: int = 1
+    point_metrics: Sequence[PointMetric] = ()
+    difference_measures: Sequence[DifferenceMeasure] = ()
+    design: Sweep | Grid = field(default_factory=Sweep)
+    execution: ExecutionConfig = field(default_factory=ExecutionConfig)
+    seed: int = 0
+    scenario: Identity | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "targets", tuple(self.targets))
+        object.__setattr__(self, "point_metrics", tuple(self.point_metrics))
+        object.__setattr__(self, "difference_measures", tuple(self.difference_measures))
+        if self.repetitions < 1:
+            raise ExecutionError(f"repetitions must be at least 1, not {self.repetitions}")
+        if not self.targets:
+            raise ExecutionError("an experiment needs at least one target")
+        for target in self.targets:
+            if not isinstance(target, Target):
+                raise ExecutionError(
+                    f"{target!r} is not a target: wrap a function in CallableTarget, or give "
+                    "it name, version, parameters, identity and an async __call__"
+                )
+        _unique("target", [t.name for t in self.targets])
+        _unique(
+            "measure",
+            [m.name for m in self.point_metrics] + [m.name for m in self.difference_measures],
+        )
+
+    # -- what it asks ------------------------------------------------------------------------
+    @cached_property
+    def _variants(self) -> tuple[Variant, ...]:
+        coordinates = self.design.coordinates(self.task_space)
+        return tuple(
+            self.task_space.variant(case, coordinate)
+            for case in self.task_space.cases
+            for coordinate in coordinates
+        )
+
+    def variants(self) -> tuple[Variant, ...]:
+        """Every variant asked of each target, case by case, each coordinate in design order."""
+        return self._variants
+
+    @cached_property
+    def _record(self) -> ExperimentRecord:
+        space = self.task_space
+        content: dict[str, Any] = {
+            "scenario": self.scenario,
+            "language": space.language,
+            "realizer": space.realizer_identity,
+            "axes": tuple(
+                AxisRecord(name=a.name, scale=a.scale, values=a.values, baseline=a.baseline)
+                for a in space.axes
+            ),
+            "cases": tuple(space.cases),
+            "coordinates": tuple(c.to_dict() for c in self.design.coordinates(space)),
+            "design": self.design.model_dump(mode="json"),
+            "targets": tuple(t.identity for t in self.targets),
+            "repetitions": self.repetitions,
+            "seed": self.seed,
+            "point_metrics": tuple(m.identity for m in self.point_metrics),
+            "difference_measures": tuple(m.identity for m in self.difference_measures),
+            "groups": {},
+        }
+        record = ExperimentRecord(id="-", **content)
+        # The id hashes everything the record holds except itself and the time of creation;
+        # execution settings are not in the record at all.
+        hashed = record.model_dump(mode="json", exclude={"id", "created"})
+        return record.model_copy(
+            update={"id": content_id("experiment", hashed), "created": time.time()}
+        )
+
+    def record(self) -> ExperimentRecord:
+        """What this experiment asks, as stored: its id is a content hash of everything in it
+        except the creation time (and never the execution settings)."""
+        return self._record
+
+    @property
+    def id(self) -> str:
+        """The experiment's content-hash id."""
+        return self._record.id
+
+    def plan(self) -> Iterator[PlannedObservation]:
+        """Every call, repetition by repetition, each repetition in its own seeded random order.
+
+        Shuffling spreads drift in a provider (load, caching, a silent model update) over every
+        coordinate instead of confounding it with the order of the axes.
+        """
+        variants = self.variants()
+        # observation_id() computes the target's identity hash on every call; this is the same
+        # formula with the hashes computed once (a test checks they agree).
+        targets = [t.identity.id for t in self.targets]
+        for repetition in range(self.repetitions):
+            calls = [(index, variant) for index in range(len(targets)) for variant in variants]
+            random.Random(f"{self.seed}:{repetition}").shuffle(calls)
+            for index, variant in calls:
+                oid = content_id(
+                    "observation",
+                    {
+                        "seed": self.seed,
+                        "target": targets[index],
+                        "variant": variant.id,
+                        "repetition": repetition,
+                    },
+                )
+                yield PlannedObservation(oid, index, variant, repetition, seed_hint(oid))
+
+    def calls(self) -> int:
+        """How many observations a full run holds."""
+        return len(self.targets) * len(self.variants()) * self.repetitions
+
+    def __repr__(self) -> str:
+        return (
+            f"Experiment(targets={[t.name for t in self.targets]}, "
+            f"variants={len(self.variants())}, repetitions={self.repetitions}, seed={self.seed})"
+        )
+
+
+def _unique(kind: str, names: Sequence[str]) -> None:
+    seen: set[str] = set()
+    for name in names:
+        if name in seen:
+            raise ExecutionError(
+                f"two {kind}s are named {name!r}; results tell them apart by name, so rename one"
+            )
+        seen.add(name)

@@ -1,0 +1,214 @@
+"""Measuring a run: point metrics, keys of keyed measures, and pairwise differences.
+
+Runs after the outputs are stored, over every ``ok`` observation of the experiment, and
+computes only what the store does not hold yet. Which pairs a pairwise measure sees follows
+docs/design/001-measurements.md: every pair of one target and case, and every pair of two
+targets at one case and coordinate.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Iterable, Sequence
+from typing import TypeAlias, TypeVar
+
+from modelscape._identity import canonical_json
+from modelscape.errors import ExecutionError
+from modelscape.execution.calls import run_workers
+from modelscape.execution.experiment import Experiment
+from modelscape.measures import CallableDifference, CallableMetric, KeyedDifference, Response
+from modelscape.results.records import DifferenceMeasurement, Observation, PointMeasurement
+from modelscape.store.protocol import Store
+from modelscape.task.space import Variant
+
+__all__ = [
+    "PointMeasure",
+    "difference_id",
+    "measure_run",
+    "point_id",
+    "point_measures",
+    "score_point",
+]
+
+Item = TypeVar("Item")
+_BATCH = 1000
+
+
+# Ids are hex content hashes, so joining them with a separator is already canonical; hashing
+# the text directly skips a JSON encoding per measurement.
+def point_id(measure_id: str, observation: str) -> str:
+    """The id of a point measurement: hash(measure identity id, observation id)."""
+    return hashlib.sha256(f"point\n{measure_id}\n{observation}".encode()).hexdigest()[:16]
+
+
+def difference_id(measure_id: str, first: str, second: str) -> str:
+    """The id of a difference measurement of an ordered pair (``first`` < ``second``)."""
+    text = f"difference\n{measure_id}\n{first}\n{second}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+PointMeasure: TypeAlias = CallableMetric | KeyedDifference
+
+
+def point_measures(experiment: Experiment) -> list[PointMeasure]:
+    """The measures computed one observation at a time: point metrics, then keyed measures'
+    keys (stored as point measurements with value None and the key as details)."""
+    found: list[PointMeasure] = [*experiment.point_metrics]
+    found.extend(m for m in experiment.difference_measures if isinstance(m, KeyedDifference))
+    return found
+
+
+async def score_point(
+    measure: PointMeasure, measure_id: str, observation: Observation, variant: Variant
+) -> PointMeasurement:
+    """One point measurement of ``measure`` (whose identity id is ``measure_id``, passed in
+    because measures build their identity anew on every access); a measure's error becomes
+    an :class:`ExecutionError` naming it."""
+    try:
+        if isinstance(measure, KeyedDifference):
+            key = await measure.key_of(Response(variant, observation.output))
+            canonical_json(key)  # a key must be JSON, or it could not be stored
+            value, details = None, key
+        else:
+            result = await measure.measure(variant, observation.output)
+            value, details = result.value, result.details
+    except Exception as error:
+        where = f"observation {observation.id}"
+        raise _failure("measure", measure.name, where, error) from error
+    # Trusted values built here: constructing skips a second validation.
+    return PointMeasurement.model_construct(
+        id=point_id(measure_id, observation.id),
+        observation_id=observation.id,
+        measure=measure.name,
+        measure_id=measure_id,
+        value=value,
+        details=details,
+    )
+
+
+async def _each(
+    items: Sequence[Item], work: Callable[[Item], Awaitable[None]], concurrency: int
+) -> None:
+    """Apply ``work`` to every item with at most ``concurrency`` running at once.
+
+    A fixed pool of workers, not one task per item: a sync measure then costs one await.
+    """
+    feed = iter(items)
+
+    async def worker() -> None:
+        for item in feed:
+            await work(item)
+
+    await run_workers(min(concurrency, len(items)), worker)
+
+
+def _failure(kind: str, name: str, where: str, error: Exception) -> ExecutionError:
+    return ExecutionError(
+        f"{kind} {name!r} failed on {where}: {error!r}. The outputs are stored; fix the "
+        "measure and run again to compute it"
+    )
+
+
+async def measure_run(
+    experiment: Experiment,
+    observations: Iterable[Observation],
+    variants: dict[str, Variant],
+    store: Store,
+) -> None:
+    """Compute and store every measurement of ``experiment`` that the store lacks."""
+    ok = [o for o in observations if o.status == "ok"]
+    concurrency = experiment.execution.concurrency
+    for measure in point_measures(experiment):
+        await _measure_points(measure, ok, variants, store, concurrency)
+    for difference in experiment.difference_measures:
+        if isinstance(difference, CallableDifference):
+            await _measure_pairs(difference, ok, variants, store, concurrency)
+
+
+def pairs_of(observations: Sequence[Observation]) -> list[tuple[Observation, Observation]]:
+    """The pairs a pairwise measure is computed on, each ordered by id.
+
+    All pairs of one target and case (within and between coordinates), and all pairs of two
+    different targets at one case and coordinate.
+    """
+    by_cell: dict[tuple[str, str], list[Observation]] = defaultdict(list)
+    across: dict[tuple[str, str], list[Observation]] = defaultdict(list)
+    for observation in observations:
+        by_cell[(observation.target_id, observation.case)].append(observation)
+        across[(observation.case, observation.variant_id)].append(observation)
+    found: list[tuple[Observation, Observation]] = []
+    for group in by_cell.values():
+        found.extend(itertools.combinations(group, 2))
+    for group in across.values():
+        found.extend(
+            (a, b) for a, b in itertools.combinations(group, 2) if a.target_id != b.target_id
+        )
+    return [(a, b) if a.id < b.id else (b, a) for a, b in found]
+
+
+async def _measure_points(
+    measure: PointMeasure,
+    observations: Sequence[Observation],
+    variants: dict[str, Variant],
+    store: Store,
+    concurrency: int,
+) -> None:
+    measure_id = measure.identity.id
+    done = store.measured(measure_id, (o.id for o in observations))
+    todo = [o for o in observations if o.id not in done]
+    buffer: list[PointMeasurement] = []
+
+    async def score(observation: Observation) -> None:
+        variant = variants[observation.variant_id]
+        buffer.append(await score_point(measure, measure_id, observation, variant))
+        if len(buffer) >= _BATCH:
+            store.save_measurements(points=buffer)
+            buffer.clear()
+
+    await _each(todo, score, concurrency)
+    store.save_measurements(points=buffer)
+
+
+async def _measure_pairs(
+    measure: CallableDifference,
+    observations: Sequence[Observation],
+    variants: dict[str, Variant],
+    store: Store,
+    concurrency: int,
+) -> None:
+    measure_id = measure.identity.id
+    pairs = pairs_of(observations)
+    ids = [difference_id(measure_id, a.id, b.id) for a, b in pairs]
+    done = store.measurement_ids(ids)
+    todo = [(i, a, b) for i, (a, b) in zip(ids, pairs, strict=True) if i not in done]
+    buffer: list[DifferenceMeasurement] = []
+
+    async def compare(item: tuple[str, Observation, Observation]) -> None:
+        mid, first, second = item
+        try:
+            value = await measure.compare(
+                Response(variants[first.variant_id], first.output),
+                Response(variants[second.variant_id], second.output),
+            )
+        except Exception as error:
+            raise _failure(
+                "difference", measure.name, f"observations {first.id} and {second.id}", error
+            ) from error
+        buffer.append(
+            DifferenceMeasurement.model_construct(
+                id=mid,
+                measure=measure.name,
+                measure_id=measure_id,
+                first=first.id,
+                second=second.id,
+                value=value,
+            )
+        )
+        if len(buffer) >= _BATCH:
+            store.save_measurements(differences=buffer)
+            buffer.clear()
+
+    await _each(todo, compare, concurrency)
+    store.save_measurements(differences=buffer)

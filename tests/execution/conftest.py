@@ -1,0 +1,28 @@
+"""Fixtures for the execution tests: a fresh store per test and call-counting targets."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+from mapping_space import Counting
+
+from modelscape.store.sqlite import SQLiteStore
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> SQLiteStore:
+    """A fresh SQLite store in the test's folder."""
+    opened = SQLiteStore(tmp_path / "runs.db")
+    yield opened
+    opened.close()
+
+
+@pytest.fixture
+def counting() -> Counting:
+    """A call-counting planted target (``.target`` is the target, ``.total`` the calls)."""
+    return Counting()

@@ -1,0 +1,338 @@
+"""The runner: storing as outputs arrive, reuse on reruns, retries, redaction, progress."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import random
+from pathlib import Path
+
+import pytest
+from mapping_space import FAST, Counting, experiment, planted, scenario
+
+from modelscape.errors import ExecutionError
+from modelscape.execution.callable import CallableTarget
+from modelscape.execution.config import ExecutionConfig, RetryPolicy
+from modelscape.execution.experiment import Experiment
+from modelscape.execution.runner import Progress, Runner
+from modelscape.execution.target import TargetError, TargetOutput, TargetRequest
+from modelscape.measures import CallableDifference, CallableMetric, Response
+from modelscape.results.records import observation_id
+from modelscape.results.results import Results
+from modelscape.store.memory import MemoryStore
+from modelscape.store.sqlite import SQLiteStore
+
+
+def test_a_run_stores_every_observation_and_its_measures(store: SQLiteStore) -> None:
+    run = experiment([planted()], repetitions=2)
+    results = Runner(store=store).run(run)
+    assert len(results.observations) == run.calls() == 2 * 5 * 2
+    assert all(o.status == "ok" for o in results.observations)
+    assert set(results.measures()) == {"correct", "answered", "answer_change"}
+    assert len(results.point_measurements) == 3 * run.calls()
+    loaded = Results.load(store, run.id)
+    assert [o.id for o in loaded.observations] == [o.id for o in results.observations]
+    # The planted behaviour is what the results hold: correct below level 2, then "yes".
+    for observation in results.observations:
+        level = observation.coordinate["level"]
+        expected = "yes" if level > 1 else results.variant(observation.variant_id).reference
+        assert observation.output.data == {"answer": expected}
+
+
+def test_observation_ids_and_seed_hints_follow_the_identity_rule() -> None:
+    target = planted()
+    run = experiment([target])
+    for planned in run.plan():
+        assert planned.id == observation_id(
+            run.seed, target.identity, planned.variant.id, planned.repetition
+        )
+        assert planned.seed == int(planned.id[:8], 16) & 0x7FFFFFFF
+
+
+def test_a_rerun_makes_no_call_and_returns_the_same_results(
+    store: SQLiteStore, counting: Counting
+) -> None:
+    run = experiment([counting.target], repetitions=3)
+    first = Runner(store=store).run(run)
+    assert counting.total == run.calls()
+    progress: list[Progress] = []
+    second = Runner(store=SQLiteStore(store.path), on_progress=progress.append).run(run)
+    assert counting.total == run.calls()  # not one call more
+    assert progress[-1].reused == run.calls()
+    assert progress[-1].done == 0
+    assert [o.model_dump() for o in second.observations] == [
+        o.model_dump() for o in first.observations
+    ]
+
+
+def test_execution_settings_are_not_part_of_identity(counting: Counting) -> None:
+    store = MemoryStore()
+    run = experiment([counting.target])
+    Runner(store=store).run(run)
+    faster = dataclasses.replace(run, execution=ExecutionConfig(concurrency=1, timeout=5))
+    assert faster.id == run.id
+    Runner(store=store).run(faster)
+    assert counting.total == run.calls()
+
+
+def test_a_new_target_reuses_the_stored_outputs_of_the_old_one(counting: Counting) -> None:
+    store = MemoryStore()
+    Runner(store=store).run(experiment([counting.target]))
+    calls = counting.total
+    extra = Counting("second")
+    results = Runner(store=store).run(experiment([counting.target, extra.target]))
+    assert counting.total == calls
+    assert extra.total == calls
+    assert len(results.observations) == 2 * calls
+    assert {o.experiment_id for o in results.observations} == {results.experiment.id}
+
+
+def test_calls_run_in_a_seeded_random_order_per_repetition() -> None:
+    run = experiment([planted()], repetitions=3, cases=4)
+    order = [(p.repetition, p.variant.id) for p in run.plan()]
+    assert order == [(p.repetition, p.variant.id) for p in run.plan()]
+    repetitions = [[v for r, v in order if r == rep] for rep in range(3)]
+    assert repetitions[0] != repetitions[1] != repetitions[2]
+    assert sorted(repetitions[0]) == sorted(repetitions[1])
+    assert [r for r, _ in order] == sorted(r for r, _ in order)
+    reseeded = dataclasses.replace(run, seed=1)
+    assert [p.variant.id for p in reseeded.plan()] != [v for _, v in order]
+
+
+def flaky_target(name: str = "flaky") -> tuple[CallableTarget, dict[str, int]]:
+    """Fails 30% of calls and hangs on 5%, decided per (seed, attempt) so runs repeat."""
+    rule = planted(name)
+    attempts: dict[int, int] = {}
+    counts = {"calls": 0, "failures": 0, "hangs": 0}
+
+    async def call(request: TargetRequest) -> TargetOutput:
+        attempts[request.seed] = attempts.get(request.seed, 0) + 1
+        counts["calls"] += 1
+        draw = random.Random(f"{request.seed}:{attempts[request.seed]}").random()
+        if draw < 0.30:
+            counts["failures"] += 1
+            if draw < 0.15:
+                raise TargetError("503 overloaded", retry_after=0.001)
+            raise ConnectionError("connection reset")
+        if draw < 0.35:
+            counts["hangs"] += 1
+            await asyncio.sleep(30)
+        return await rule(request)
+
+    return CallableTarget(call, name=name), counts
+
+
+def test_a_flaky_hanging_target_completes_under_the_retry_policy(store: SQLiteStore) -> None:
+    target, counts = flaky_target()
+    config = ExecutionConfig(
+        concurrency=8,
+        timeout=0.05,
+        retry=RetryPolicy(attempts=12, initial_delay=0.001, max_delay=0.005),
+    )
+    run = dataclasses.replace(experiment([target], repetitions=4, cases=3), execution=config)
+    progress: list[Progress] = []
+    results = Runner(store=store, on_progress=progress.append).run(run)
+    assert len(results.observations) == run.calls()
+    assert not results.failed
+    assert counts["failures"] > 0
+    assert counts["hangs"] > 0
+    assert progress[-1].retries == counts["calls"] - run.calls()
+    assert max(o.attempts for o in results.observations) > 1
+
+
+def test_persistent_failures_are_stored_counted_and_asked_again(store: SQLiteStore) -> None:
+    broken = {"on": True}
+    rule = planted("sometimes")
+
+    async def call(request: TargetRequest) -> TargetOutput:
+        if broken["on"] and "level: 3" in request.prompt.text:
+            raise TargetError("invalid request", retryable=False)
+        return await rule(request)
+
+    target = CallableTarget(call, name="sometimes")
+    run = experiment([target])
+    results = Runner(store=store).run(run)
+    failed = results.failed
+    assert len(failed) == 2 * 2  # two cases, two repetitions at level 3
+    assert all(o.attempts == 1 for o in failed)  # not retryable: one attempt only
+    assert all("invalid request" in (o.output.error or "") for o in failed)
+    assert store.status_counts(run.id) == {"ok": run.calls() - 4, "failed": 4}
+    broken["on"] = False
+    again = Runner(store=store).run(run)
+    assert not again.failed
+    assert store.status_counts(run.id) == {"ok": run.calls(), "failed": 0}
+
+
+def test_an_error_output_counts_as_a_failed_attempt() -> None:
+    run = experiment([CallableTarget(lambda r: TargetOutput(error="refused"), name="refuses")])
+    results = Runner().run(run)
+    assert len(results.failed) == run.calls()
+    assert {o.attempts for o in results.failed} == {FAST.retry.attempts}
+
+
+def test_retry_after_hint_is_honoured() -> None:
+    policy = RetryPolicy(attempts=3, initial_delay=10, max_delay=20, jitter=0)
+    rng = random.Random(0)
+    assert policy.delay(1, rng, retry_after=0.25) == 0.25
+    assert policy.delay(1, rng) == 10
+    assert policy.delay(3, rng) == 20  # capped
+    jittery = RetryPolicy(initial_delay=1, jitter=0.5)
+    delays = {jittery.delay(1, rng) for _ in range(20)}
+    assert all(0.5 <= d <= 1 for d in delays)
+    assert len(delays) > 1
+
+
+def test_redaction_removes_a_secret_before_it_reaches_the_file(tmp_path: Path) -> None:
+    secret = "sk-PLANTED-9f8e7d6c"
+
+    async def leaky(request: TargetRequest) -> TargetOutput:
+        if request.seed % 2:
+            raise TargetError(f"401 for key {secret}", retryable=False)
+        return TargetOutput(
+            text=f"my key is {secret}",
+            data={"key": secret, "nested": [secret, {secret: 1}]},
+            model=f"model-{secret}",
+        )
+
+    path = tmp_path / "redacted.db"
+    store = SQLiteStore(path)
+    results = Runner(store=store, redact=lambda text: text.replace(secret, "[redacted]")).run(
+        experiment([CallableTarget(leaky, name="leaky")])
+    )
+    store.close()
+    texts = [o.output.text + (o.output.error or "") for o in results.observations]
+    assert any("[redacted]" in t for t in texts)
+    assert not any(secret in t for t in texts)
+    files = [p for p in tmp_path.iterdir() if p.name.startswith("redacted.db")]
+    assert files
+    for file in files:
+        assert secret.encode() not in file.read_bytes()
+
+
+def test_progress_records_are_frozen_and_complete(store: SQLiteStore) -> None:
+    progress: list[Progress] = []
+    run = experiment([planted()])
+    Runner(store=store, on_progress=progress.append).run(run)
+    last = progress[-1]
+    assert (last.done, last.failed, last.total, last.reused) == (run.calls(), 0, run.calls(), 0)
+    assert last.remaining == 0
+    assert last.rate > 0
+    assert last.elapsed > 0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        last.done = 3  # type: ignore[misc]
+
+
+def test_the_sync_entry_point_works_inside_a_running_loop() -> None:
+    run = experiment([planted()])
+
+    async def notebook_cell() -> Results:
+        return Runner().run(run)  # a plain call, as in a Jupyter cell
+
+    results = asyncio.run(notebook_cell())
+    assert len(results.observations) == run.calls()
+
+
+def test_arun_is_the_async_core() -> None:
+    run = experiment([planted()])
+    results = asyncio.run(Runner().arun(run))
+    assert len(results.observations) == run.calls()
+
+
+def test_results_trace_any_observation_to_its_variant_and_prompt(store: SQLiteStore) -> None:
+    run = experiment([planted()])
+    Runner(store=store).run(run)
+    results = Results.load(store, run.id)
+    for point in results.point_measurements:
+        trace = results.trace([point.id])
+        (observation,) = trace.observations
+        (variant,) = trace.variants
+        assert observation.id == point.observation_id
+        assert variant.id == observation.variant_id
+        assert variant.coordinate == observation.coordinate
+        assert f"Pressure level: {variant.coordinate['level']}" in variant.prompt.text
+        assert isinstance(variant.task, dict)  # loaded from a store: the task as data
+
+
+def test_measurements_are_not_computed_twice() -> None:
+    calls: list[str] = []
+
+    def length(variant: object, output: TargetOutput) -> float:
+        calls.append(output.text)
+        return len(output.text)
+
+    store = MemoryStore()
+    run = dataclasses.replace(
+        experiment([planted()]), point_metrics=(CallableMetric(length, name="length"),)
+    )
+    Runner(store=store).run(run)
+    assert len(calls) == run.calls()
+    Runner(store=store).run(run)
+    assert len(calls) == run.calls()
+
+
+def test_pairwise_differences_cover_cells_and_targets() -> None:
+    def differs(first: Response, second: Response) -> float:
+        return float(first.output.text != second.output.text)
+
+    measure = CallableDifference(differs, name="differs")
+    base = experiment([planted("a"), planted("b")], repetitions=2)
+    run = dataclasses.replace(base, difference_measures=(measure,), point_metrics=())
+    results = Runner().run(run)
+    per_target_case = 5 * 2  # coordinates x repetitions
+    within = 2 * 2 * per_target_case * (per_target_case - 1) // 2  # targets x cases x pairs
+    across = 2 * 5 * 2 * 2  # cases x coordinates x (2 x 2 repetitions across targets)
+    assert len(results.difference_measurements) == within + across
+    for pair in results.difference_measurements:
+        assert pair.first < pair.second
+    matrix, ids = results.distances(
+        "differs", results.cell("a", "case0", {"level": 0, "who": "Ann"})
+    )
+    assert matrix.shape == (2, 2)
+    assert len(ids) == 1
+
+
+def test_a_failing_measure_is_reported_after_the_outputs_are_stored() -> None:
+    def broken(variant: object, output: TargetOutput) -> float:
+        raise ValueError("bad metric")
+
+    store = MemoryStore()
+    run = dataclasses.replace(
+        experiment([planted()]), point_metrics=(CallableMetric(broken, name="broken"),)
+    )
+    with pytest.raises(ExecutionError, match="measure 'broken' failed"):
+        Runner(store=store).run(run)
+    assert store.status_counts(run.id)["ok"] == run.calls()
+
+
+def test_scenario_experiment_prescribes_measures_and_protocol() -> None:
+    def length(first: Response, second: Response) -> float:
+        return abs(len(first.output.text) - len(second.output.text))
+
+    extra = CallableDifference(length, name="length")
+    prescribed = scenario(repetitions=3, measures=(extra,))
+    run = prescribed.experiment([planted()])
+    assert run.repetitions == 3
+    assert run.scenario == prescribed.identity
+    assert [m.name for m in run.point_metrics] == ["correct", "answered"]
+    assert [m.name for m in run.difference_measures] == ["answer_change", "length"]
+    assert run.execution == ExecutionConfig()
+    assert run.record().scenario == prescribed.identity
+
+
+def test_experiment_checks_its_input() -> None:
+    with pytest.raises(ExecutionError, match="two targets are named 'same'"):
+        experiment([planted("same"), planted("same")])
+    with pytest.raises(ExecutionError, match="at least one target"):
+        Experiment(task_space=scenario().task_space, targets=[])
+    with pytest.raises(ExecutionError, match="not a target"):
+        Experiment(task_space=scenario().task_space, targets=["gpt"])  # type: ignore[list-item]
+    with pytest.raises(ExecutionError, match="repetitions"):
+        Experiment(task_space=scenario().task_space, targets=[planted()], repetitions=0)
+
+
+def test_experiment_id_depends_on_what_is_asked() -> None:
+    run = experiment([planted()])
+    assert experiment([planted()]).id == run.id
+    assert dataclasses.replace(run, seed=3).id != run.id
+    assert dataclasses.replace(run, repetitions=5).id != run.id
+    assert experiment([planted("other")]).id != run.id

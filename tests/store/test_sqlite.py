@@ -1,0 +1,160 @@
+"""SQLiteStore and MemoryStore: the store protocol, migrations, and concurrent writers."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+from mapping_space import experiment, planted
+
+from modelscape.errors import StoreError
+from modelscape.execution.runner import Runner
+from modelscape.execution.target import TargetOutput
+from modelscape.results.records import Observation, PointMeasurement
+from modelscape.results.results import Results
+from modelscape.store import MemoryStore, SQLiteStore, Store, open_store
+from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    if request.param == "memory":
+        return MemoryStore()
+    return SQLiteStore(tmp_path / "store.db")
+
+
+def observation(oid: str, status: str = "ok", text: str = "yes", run: str = "e1") -> Observation:
+    return Observation(
+        id=oid,
+        experiment_id=run,
+        target="t",
+        target_id="tid",
+        variant_id="v",
+        case="c",
+        coordinate={"level": 0},
+        repetition=0,
+        seed=1,
+        status=status,  # type: ignore[arg-type]
+        output=TargetOutput(text=text, error=None if status == "ok" else "boom"),
+    )
+
+
+def test_both_stores_implement_the_protocol(any_store: Store) -> None:
+    assert isinstance(any_store, Store)
+
+
+def test_round_trip_of_a_run(any_store: Store) -> None:
+    run = experiment([planted("a"), planted("b")], repetitions=2)
+    results = Runner(store=any_store).run(run)
+    loaded = Results.load(any_store, run.id)
+    assert loaded.experiment.model_dump(exclude={"created"}) == run.record().model_dump(
+        exclude={"created"}
+    )
+    assert [v.id for v in loaded.variants] == [v.id for v in run.variants()]
+    assert [o.model_dump() for o in loaded.observations] == [
+        o.model_dump() for o in results.observations
+    ]
+    assert sorted(p.id for p in loaded.point_measurements) == sorted(
+        p.id for p in results.point_measurements
+    )
+    assert [e.id for e in any_store.experiments()] == [run.id]
+    for point in loaded.point_measurements:  # built from columns: equal to a validated copy
+        assert point == PointMeasurement.model_validate(point.model_dump())
+        assert point.model_dump_json() == PointMeasurement(**point.model_dump()).model_dump_json()
+
+
+def test_ok_replaces_failed_but_never_the_reverse(any_store: Store) -> None:
+    any_store.save_observations([observation("o1", "failed")])
+    assert any_store.observations(["o1"])["o1"].status == "failed"
+    any_store.save_observations([observation("o1", "ok", "first")])
+    any_store.save_observations([observation("o1", "ok", "second")])
+    any_store.save_observations([observation("o1", "failed")])
+    kept = any_store.observations(["o1", "missing"])
+    assert list(kept) == ["o1"]
+    assert kept["o1"].status == "ok"
+    assert kept["o1"].output.text == "first"
+    assert any_store.status_counts("e1") == {"ok": 1, "failed": 0}
+
+
+def test_measurements_are_idempotent(any_store: Store) -> None:
+    point = PointMeasurement(
+        id="m1", observation_id="o1", measure="x", measure_id="mx", value=1.0, details={"a": 1}
+    )
+    any_store.save_measurements(points=[point])
+    any_store.save_measurements(points=[point.model_copy(update={"value": 0.0})])
+    assert any_store.measured("mx", ["o1", "o2"]) == {"o1"}
+    assert any_store.measured("other", ["o1"]) == set()
+    assert any_store.measurement_ids(["m1", "m2"]) == {"m1"}
+
+
+def test_loading_an_unknown_experiment_names_what_is_there(any_store: Store) -> None:
+    with pytest.raises(StoreError, match="no experiment 'nope'"):
+        any_store.load("nope")
+
+
+def test_a_new_file_is_migrated_to_the_current_schema(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "new.db")
+    assert store.schema_version == SCHEMA_VERSION == len(MIGRATIONS)
+    mode = store._connection.execute("PRAGMA journal_mode").fetchone()[0]
+    assert mode == "wal"
+    store.close()
+    SQLiteStore(tmp_path / "new.db").close()  # opening again migrates nothing
+
+
+def test_a_file_from_a_newer_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "future.db"
+    SQLiteStore(path).close()
+    with sqlite3.connect(path) as connection:
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION + 1}")
+    with pytest.raises(StoreError, match="newer modelscape"):
+        SQLiteStore(path)
+
+
+def test_a_foreign_database_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+    connection.close()
+    with pytest.raises(StoreError, match="not a modelscape store"):
+        SQLiteStore(path)
+    garbage = tmp_path / "garbage.db"
+    garbage.write_bytes(b"\x00\x01 this is not sqlite " * 100)
+    with pytest.raises(StoreError, match="not a modelscape store"):
+        SQLiteStore(garbage)
+
+
+def test_threads_sharing_one_store(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "threads.db")
+
+    def write(prefix: str) -> None:
+        for i in range(50):
+            store.save_observations([observation(f"{prefix}{i}")])
+
+    threads = [threading.Thread(target=write, args=(p,)) for p in "abcd"]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert store.status_counts("e1") == {"ok": 200, "failed": 0}
+
+
+def test_two_connections_interleave_writes(tmp_path: Path) -> None:
+    first, second = SQLiteStore(tmp_path / "two.db"), SQLiteStore(tmp_path / "two.db")
+    for i in range(20):
+        first.save_observations([observation(f"a{i}")])
+        second.save_observations([observation(f"b{i}"), observation(f"a{i}", text="late")])
+    assert first.status_counts("e1") == {"ok": 40, "failed": 0}
+    assert second.observations(["a3"])["a3"].output.text == "yes"
+
+
+def test_open_store(tmp_path: Path) -> None:
+    memory = MemoryStore()
+    assert open_store(memory) is memory
+    assert isinstance(open_store(":memory:"), MemoryStore)
+    opened = open_store(tmp_path / "x.db")
+    assert isinstance(opened, SQLiteStore)
+    assert isinstance(open_store(str(tmp_path / "y.db")), SQLiteStore)
+    with pytest.raises(StoreError):
+        open_store(42)  # type: ignore[arg-type]
