@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats as scipy_stats
 
-from modelscape.analysis.cells import MeasureView, _parts
-from modelscape.analysis.common import axis_line, select_boundaries
+from modelscape.analysis.cells import Comparand, MeasureView, prepare
+from modelscape.analysis.common import axis_line, select_boundaries, varied_axes
 from modelscape.analysis.profiles import profile
 from modelscape.analysis.records import MeasureAgreement, Transition
 from modelscape.errors import AnalysisError
@@ -25,7 +25,7 @@ def _tested(
     """Every tested transition of one measure: the steps of every axis, one Holm family."""
     steps = [
         t
-        for axis in results.experiment.axes
+        for axis in varied_axes(results)
         for t in profile(
             results, axis.name, measure, target=target, criterion=criterion, inference=inference
         ).steps
@@ -37,15 +37,23 @@ def _tested(
 def _case_excess(
     view: MeasureView, target: str, transition: Transition, cases: Sequence[str]
 ) -> list[float | None]:
-    values: list[float | None] = []
-    for case in cases:
-        found = view.case(case, target, transition.first, target, transition.second)
-        if found is None:
-            values.append(None)
-            continue
-        between, within = _parts(found[0], found[1])
-        values.append(between - within)
-    return values
+    """Each case's excess change over one transition, None where a cell has too few outputs."""
+    found = prepare(
+        view,
+        Comparand(
+            key=transition.label,
+            axis=transition.axis,
+            before=transition.before,
+            after=transition.after,
+            first=transition.first,
+            second=transition.second,
+            first_target=target,
+            second_target=target,
+            cases=tuple(cases),
+        ),
+    )
+    excess = dict(zip(found.cases, (found.between - found.within).tolist(), strict=True))
+    return [excess.get(case) for case in cases]
 
 
 def _spearman(x: np.ndarray, y: np.ndarray) -> float | None:
@@ -80,8 +88,8 @@ def agreement(
     if len(names) < 2:
         raise AnalysisError(f"agreement needs at least two difference measures, got {names}")
     tested = {m: _tested(results, m, name, criterion, inference) for m in names}
-    views = {m: MeasureView(results, m) for m in names}
-    for record in results.experiment.axes:
+    views = {m: MeasureView.of(results, m) for m in names}
+    for record in varied_axes(results):
         axis_line(results, record.name, None)
     found: list[MeasureAgreement] = []
     cases = list(results.cases)

@@ -5,17 +5,25 @@ of two cells of the same case gives one case's distance matrix (the first cell's
 the second's); a transition is a list of such cases. This module builds them for a measure,
 hands them to :func:`modelscape.stats.compare_many` in one batch, and turns the comparisons
 back into :class:`Transition` records that name their measurements.
+
+Everything here is computed once per :class:`Results` (see :class:`~.common.Memo`): the keys
+of a keyed measure are read once per cell, each case's matrix is built once per pair of cells
+(all cases of a transition at once when they have the same sizes), and a transition asked for
+again (by a sensitivity ranking, a scorecard or an agreement after a profile) is reused.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from modelscape._identity import AxisValue
+from modelscape._identity import AxisValue, JsonValue, canonical_json
+from modelscape.analysis.common import Place, memo, value_key
 from modelscape.analysis.records import Transition
 from modelscape.errors import AnalysisError
 from modelscape.measures import key_distance
@@ -23,7 +31,9 @@ from modelscape.results.records import Observation
 from modelscape.results.results import Results
 from modelscape.stats import Inference, compare_many
 
-__all__ = ["Comparand", "MeasureView", "compare_transitions"]
+__all__ = ["Comparand", "MeasureView", "Prepared", "compare_transitions", "prepare"]
+
+FloatArray = NDArray[np.float64]
 
 
 @dataclass(frozen=True)
@@ -41,11 +51,42 @@ class Comparand:
     cases: Sequence[str]
 
 
+@dataclass(frozen=True)
+class _Cell:
+    """One cell under one measure: its outputs, measurement ids and, if keyed, its keys."""
+
+    outputs: tuple[Observation, ...]
+    #: The measurement ids of a keyed measure's keys (empty for a pairwise measure).
+    ids: tuple[str, ...]
+    #: The keys as stored (keyed measures), and as numbers when the distance allows it.
+    keys: tuple[JsonValue, ...]
+    numbers: FloatArray | None
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The cases of one comparison that have two outputs or more on both sides.
+
+    ``matrices[i]`` is case ``cases[i]``'s distance matrix with its ``sizes[i]`` first outputs
+    in the first cell; ``between`` and ``within`` are its two parts (the mean distance across
+    the cells, and the mean of the two cells' mean distances within), so that its excess
+    change is ``between - within``.
+    """
+
+    cases: tuple[str, ...]
+    matrices: tuple[FloatArray, ...]
+    sizes: tuple[int, ...]
+    ids: tuple[tuple[str, ...], ...]
+    between: FloatArray
+    within: FloatArray
+
+
 class MeasureView:
     """The distances of one difference measure over the outputs of one run."""
 
     def __init__(self, results: Results, measure: str) -> None:
-        self.results = results
+        # Weakly held: views live in the results' memo (see ``Memo``).
+        self._results = weakref.ref(results)
         self.measure = measure
         identity = next(
             (m for m in results.experiment.difference_measures if m.name == measure), None
@@ -60,20 +101,108 @@ class MeasureView:
             )
         self.keyed = bool(identity.parameters.get("keyed"))
         self.distance = str(identity.parameters.get("distance", "discrete"))
+        self._memo = memo(results)
+        self._cells: dict[tuple[str, str, Place], _Cell] = {}
+        self._codes: dict[str, int] = {}
 
-    def matrix(self, outputs: Sequence[Observation]) -> tuple[NDArray[np.float64], tuple[str, ...]]:
-        """The distance matrix over ``outputs`` and the ids of the measurements behind it."""
+    @property
+    def results(self) -> Results:
+        """The results this view reads."""
+        results = self._results()
+        if results is None:
+            raise AnalysisError("these results no longer exist")
+        return results
+
+    @classmethod
+    def of(cls, results: Results, measure: str) -> MeasureView:
+        """The view of ``measure`` shared by every analysis of ``results``."""
+        views = memo(results).views
+        found = views.get(measure)
+        if not isinstance(found, MeasureView):
+            found = views[measure] = cls(results, measure)
+        return found
+
+    # -- cells -----------------------------------------------------------------------------
+    def cell(
+        self,
+        target: str,
+        case: str,
+        coordinate: Mapping[str, AxisValue],
+        place: Place | None = None,
+    ) -> _Cell:
+        """One cell's outputs with their keys, read once (``place``: see ``Memo.place``)."""
+        if place is None:
+            place = self._memo.place(coordinate)
+        key = (target, case, place)
+        found = self._cells.get(key)
+        if found is None:
+            found = self._cells[key] = self._read(self._memo.cell(target, case, coordinate, place))
+        return found
+
+    def _read(self, outputs: tuple[Observation, ...]) -> _Cell:
         if not self.keyed:
-            return self.results.distances(self.measure, outputs)
-        points = []
+            return _Cell(outputs, (), (), None)
+        keys: list[JsonValue] = []
+        ids: list[str] = []
         for observation in outputs:
             point = self.results.point(self.measure, observation.id)
             if point is None:
                 raise AnalysisError(
                     f"measure {self.measure!r} has no value for observation {observation.id}"
                 )
-            points.append(point)
-        return key_distance(self.distance, [p.details for p in points]), tuple(p.id for p in points)
+            keys.append(point.details)
+            ids.append(point.id)
+        return _Cell(outputs, tuple(ids), tuple(keys), self._numbers(keys))
+
+    def _numbers(self, keys: Sequence[JsonValue]) -> FloatArray | None:
+        """Keys as numbers for the vectorised distances: codes, values or vectors.
+
+        None when a key does not fit the distance; the matrix is then built by
+        :func:`~modelscape.measures.key_distance`, which raises the error that explains it.
+        """
+        if self.distance == "discrete":
+            codes = self._codes
+            return np.array(
+                [codes.setdefault(canonical_json(k), len(codes)) for k in keys], dtype=np.float64
+            )
+        if self.distance == "absolute":
+            if not all(isinstance(k, int | float) for k in keys):
+                return None
+            return np.array([float(k) for k in keys], dtype=np.float64)  # type: ignore[arg-type]
+        if self.distance == "euclidean":
+            if not all(isinstance(k, list) for k in keys):
+                return None
+            try:
+                vectors = np.array(keys, dtype=np.float64)
+            except (TypeError, ValueError):
+                return None
+            return vectors if vectors.ndim == 2 else None
+        return None
+
+    # -- matrices --------------------------------------------------------------------------
+    def _distances(self, numbers: FloatArray) -> FloatArray:
+        """Distance matrices of stacked keys: (cases, n) or (cases, n, dim) -> (cases, n, n).
+
+        The same formulas as :func:`~modelscape.measures.key_distance`, over many cases.
+        """
+        if self.distance == "discrete":
+            discrete: FloatArray = (numbers[:, :, None] != numbers[:, None, :]).astype(np.float64)
+            return discrete
+        if self.distance == "absolute":
+            absolute: FloatArray = np.abs(numbers[:, :, None] - numbers[:, None, :])
+            return absolute
+        difference = numbers[:, :, None, :] - numbers[:, None, :, :]
+        euclidean: FloatArray = np.sqrt((difference**2).sum(axis=-1))
+        return euclidean
+
+    def matrix(self, outputs: Sequence[Observation]) -> tuple[FloatArray, tuple[str, ...]]:
+        """The distance matrix over ``outputs`` and the ids of the measurements behind it."""
+        if not self.keyed:
+            return self.results.distances(self.measure, outputs)
+        cell = self._read(tuple(outputs))
+        if cell.numbers is not None:
+            return self._distances(cell.numbers[None])[0], cell.ids
+        return key_distance(self.distance, list(cell.keys)), cell.ids
 
     def case(
         self,
@@ -82,75 +211,172 @@ class MeasureView:
         first: Mapping[str, AxisValue],
         second_target: str,
         second: Mapping[str, AxisValue],
-    ) -> tuple[NDArray[np.float64], int, tuple[str, ...]] | None:
+    ) -> tuple[FloatArray, int, tuple[str, ...]] | None:
         """One case's matrix for two cells, or None when either has fewer than two outputs."""
-        a = self.results.cell(first_target, case, first)
-        b = self.results.cell(second_target, case, second)
-        if len(a) < 2 or len(b) < 2:
+        found = prepare(
+            self,
+            Comparand(
+                key="case",
+                axis="",
+                before="",
+                after="",
+                first=first,
+                second=second,
+                first_target=first_target,
+                second_target=second_target,
+                cases=(case,),
+            ),
+        )
+        if not found.cases:
             return None
-        matrix, ids = self.matrix([*a, *b])
-        return matrix, len(a), ids
+        return found.matrices[0], found.sizes[0], found.ids[0]
 
     def within(
         self, target: str, case: str, coordinate: Mapping[str, AxisValue]
     ) -> tuple[float, int, tuple[str, ...]] | None:
         """Mean distance over pairs of one cell's outputs, its size and its measurements."""
-        outputs = self.results.cell(target, case, coordinate)
-        if len(outputs) < 2:
+        cell = self.cell(target, case, coordinate)
+        n = len(cell.outputs)
+        if n < 2:
             return None
-        matrix, ids = self.matrix(outputs)
-        upper = matrix[np.triu_indices(len(outputs), k=1)]
-        return float(upper.mean()), len(outputs), ids
+        if cell.numbers is not None:
+            matrix, ids = self._distances(cell.numbers[None])[0], cell.ids
+        else:
+            matrix, ids = self.matrix(cell.outputs)
+        upper = matrix[np.triu_indices(n, k=1)]
+        return float(upper.mean()), n, ids
 
 
-def _parts(matrix: NDArray[np.float64], n_a: int) -> tuple[float, float]:
-    """Between and mean within of one case's matrix."""
-    n_b = matrix.shape[0] - n_a
-    between = float(matrix[:n_a, n_a:].mean())
-    within_a = float(matrix[:n_a, :n_a][np.triu_indices(n_a, k=1)].mean())
-    within_b = float(matrix[n_a:, n_a:][np.triu_indices(n_b, k=1)].mean())
-    return between, (within_a + within_b) / 2
+def _parts(stack: FloatArray, n_a: int) -> tuple[FloatArray, FloatArray]:
+    """Between and mean within of every matrix of a (cases, n, n) stack, as in STATS.md.
+
+    Each within-mean over pairs i < j is the full block's sum over n(n − 1): the matrices are
+    symmetric with a zero diagonal.
+    """
+    n_b = stack.shape[1] - n_a
+    between = stack[:, :n_a, n_a:].sum(axis=(1, 2)) / (n_a * n_b)
+    within_a = stack[:, :n_a, :n_a].sum(axis=(1, 2)) / (n_a * (n_a - 1))
+    within_b = stack[:, n_a:, n_a:].sum(axis=(1, 2)) / (n_b * (n_b - 1))
+    within: FloatArray = (within_a + within_b) / 2
+    return between, within
+
+
+def _numbers(first: _Cell, second: _Cell) -> tuple[FloatArray, FloatArray]:
+    if first.numbers is None or second.numbers is None:
+        raise AnalysisError("internal: cells without numeric keys cannot be stacked")
+    return first.numbers, second.numbers
+
+
+def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
+    """The distance matrices of a comparison's cases, built once per pair of cells."""
+    first, second = comparand.first, comparand.second
+    cases = tuple(comparand.cases)
+    places = memo(view.results)
+    first_place, second_place = places.place(first), places.place(second)
+    key = (
+        view.measure,
+        comparand.first_target,
+        first_place,
+        comparand.second_target,
+        second_place,
+        cases,
+    )
+    shared = places.prepared
+    found = shared.get(key)
+    if isinstance(found, Prepared):
+        return found
+    kept: list[tuple[str, _Cell, _Cell]] = []
+    for case in cases:
+        a = view.cell(comparand.first_target, case, first, first_place)
+        b = view.cell(comparand.second_target, case, second, second_place)
+        if len(a.outputs) >= 2 and len(b.outputs) >= 2:
+            kept.append((case, a, b))
+    count = len(kept)
+    matrices: list[FloatArray | None] = [None] * count
+    ids: list[tuple[str, ...]] = [()] * count
+    sizes = [len(a.outputs) for _, a, _ in kept]
+    between = np.zeros(count, dtype=np.float64)
+    within = np.zeros(count, dtype=np.float64)
+    # Cases of equal sizes (all of them, unless outputs failed) are built as one stack.
+    groups: dict[tuple[int, int, bool], list[int]] = {}
+    for index, (_, a, b) in enumerate(kept):
+        stackable = (
+            a.numbers is not None
+            and b.numbers is not None
+            and a.numbers.shape[1:] == b.numbers.shape[1:]
+        )
+        groups.setdefault((len(a.outputs), len(b.outputs), stackable), []).append(index)
+    for (n_a, _, stackable), members in groups.items():
+        if stackable:
+            numbers = np.stack([np.concatenate(_numbers(kept[i][1], kept[i][2])) for i in members])
+            stack = view._distances(numbers)
+            for position, index in enumerate(members):
+                matrices[index] = stack[position]
+                ids[index] = kept[index][1].ids + kept[index][2].ids
+        else:
+            built = [view.matrix([*kept[i][1].outputs, *kept[i][2].outputs]) for i in members]
+            for index, (matrix, matrix_ids) in zip(members, built, strict=True):
+                matrices[index], ids[index] = matrix, matrix_ids
+            stack = np.stack([matrix for matrix, _ in built])
+        parts = _parts(stack, n_a)
+        between[members] = parts[0]
+        within[members] = parts[1]
+    found = shared[key] = Prepared(
+        cases=tuple(case for case, _, _ in kept),
+        matrices=tuple(m for m in matrices if m is not None),
+        sizes=tuple(sizes),
+        ids=tuple(ids),
+        between=between,
+        within=within,
+    )
+    return found
+
+
+def _transition_key(
+    view: MeasureView, comparand: Comparand, inference: Inference, target: str
+) -> tuple[Any, ...]:
+    """Everything a transition record depends on."""
+    places = memo(view.results)
+    return (
+        view.measure,
+        comparand.key,
+        comparand.axis,
+        value_key(comparand.before),
+        value_key(comparand.after),
+        comparand.first_target,
+        places.place(comparand.first),
+        comparand.second_target,
+        places.place(comparand.second),
+        tuple(comparand.cases),
+        target,
+        inference,
+    )
 
 
 def compare_transitions(
     view: MeasureView, comparands: Sequence[Comparand], inference: Inference, *, target: str
 ) -> list[Transition]:
-    """Every comparand as a :class:`Transition`, computed in one batch."""
-    batch = []
-    extras = []
-    for comparand in comparands:
-        cases = []
-        ids: list[str] = []
-        betweens: list[float] = []
-        withins: list[float] = []
-        for case in comparand.cases:
-            found = view.case(
-                case,
-                comparand.first_target,
-                comparand.first,
-                comparand.second_target,
-                comparand.second,
-            )
-            if found is None:
-                continue
-            matrix, n_a, case_ids = found
-            cases.append((matrix, n_a))
-            ids.extend(case_ids)
-            between, within = _parts(matrix, n_a)
-            betweens.append(between)
-            withins.append(within)
-        if not cases:
+    """Every comparand as a :class:`Transition`, the new ones computed in one batch."""
+    done = memo(view.results).transitions
+    keys = [_transition_key(view, c, inference, target) for c in comparands]
+    todo: dict[tuple[Any, ...], tuple[Comparand, Prepared]] = {}
+    for key, comparand in zip(keys, comparands, strict=True):
+        if key in done or key in todo:
+            continue
+        prepared = prepare(view, comparand)
+        if not prepared.cases:
             raise AnalysisError(
                 f"transition {comparand.key!r} has no case with at least two successful outputs "
                 "on both sides"
             )
-        batch.append((comparand.key, cases))
-        extras.append(
-            (tuple(dict.fromkeys(ids)), float(np.mean(betweens)), float(np.mean(withins)))
-        )
-    comparisons = compare_many(batch, inference=inference)
-    return [
-        Transition(
+        todo[key] = (comparand, prepared)
+    batch = [
+        (comparand.key, list(zip(prepared.matrices, prepared.sizes, strict=True)))
+        for comparand, prepared in todo.values()
+    ]
+    comparisons = compare_many(batch, inference=inference) if batch else []
+    for (key, (comparand, prepared)), comparison in zip(todo.items(), comparisons, strict=True):
+        done[key] = Transition(
             target=target,
             measure=view.measure,
             axis=comparand.axis,
@@ -160,15 +386,12 @@ def compare_transitions(
             second=dict(comparand.second),
             cases=comparison.cases,
             excess=comparison.excess,
-            between=between,
-            within=within,
+            between=float(np.mean(prepared.between)),
+            within=float(np.mean(prepared.within)),
             low=comparison.low,
             high=comparison.high,
             p_value=comparison.p_value,
             exact=comparison.exact,
-            measurement_ids=ids,
+            measurement_ids=tuple(dict.fromkeys(i for ids in prepared.ids for i in ids)),
         )
-        for comparand, comparison, (ids, between, within) in zip(
-            comparands, comparisons, extras, strict=True
-        )
-    ]
+    return [done[key] for key in keys]

@@ -45,7 +45,7 @@ def divergence(
     criterion = criterion or BoundaryCriterion()
     inference = inference or Inference()
     chosen = case_list(results, cases)
-    view = MeasureView(results, measure)
+    view = MeasureView.of(results, measure)
     coordinates = [Coordinate(c) for c in results.experiment.coordinates]
     axis = results.experiment.axes[0].name if results.experiment.axes else "target"
     comparands = [

@@ -15,6 +15,7 @@ from modelscape.analysis.common import (
     select_boundaries,
     summarize_metric,
     transition_key,
+    varied_axes,
 )
 from modelscape.analysis.records import (
     AxisSensitivity,
@@ -95,7 +96,7 @@ def profile(
     criterion = criterion or BoundaryCriterion()
     inference = inference or Inference()
     chosen = case_list(results, cases)
-    view = MeasureView(results, measure)
+    view = MeasureView.of(results, measure)
     record, home, line = axis_line(results, axis, fixed)
     comparands = [_comparand(name, measure, axis, home, c, chosen) for c in line if c != home]
     local_pairs = []
@@ -203,7 +204,7 @@ def transitions(
     name = results.target(target)
     inference = inference or Inference()
     chosen = case_list(results, cases)
-    view = MeasureView(results, measure)
+    view = MeasureView.of(results, measure)
     done = evaluated(results)
     comparands = []
     for coordinate in (Coordinate(c) for c in results.experiment.coordinates):
@@ -237,7 +238,7 @@ def variability(
 ) -> tuple[VariantVariability, ...]:
     """Within-variant variation of every variant under one difference measure."""
     name = results.target(target)
-    view = MeasureView(results, measure)
+    view = MeasureView.of(results, measure)
     found: list[VariantVariability] = []
     for variant in results.variants:
         outputs = results.cell(name, variant.case, variant.coordinate)
@@ -284,7 +285,7 @@ def sensitivity(
             criterion=BoundaryCriterion(alpha=criterion.alpha, min_excess=criterion.min_excess),
             inference=inference,
         )
-        for axis in results.experiment.axes
+        for axis in varied_axes(results)
     ]
     family = [t for p in per_axis for t in p.steps]
     tested, _ = select_boundaries(family, criterion)

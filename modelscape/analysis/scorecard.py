@@ -27,7 +27,6 @@ from modelscape.answers import Answer
 from modelscape.errors import AnalysisError
 from modelscape.results.results import Results
 from modelscape.stats import BoundaryCriterion, Inference, bootstrap_mean, random_stream
-from modelscape.task.coordinate import Coordinate
 
 __all__ = ["axis_roles", "scorecard"]
 
@@ -38,8 +37,7 @@ def axis_roles(results: Results) -> dict[str, str]:
     shared = memo(results)
     if shared.roles is not None:
         return dict(shared.roles)
-    references = shared.references
-    coordinates = [Coordinate(c) for c in results.experiment.coordinates]
+    coordinates = shared.coordinates
     roles: dict[str, str] = {}
     for axis in results.experiment.axes:
         others = [a.name for a in results.experiment.axes if a.name != axis.name]
@@ -48,7 +46,7 @@ def axis_roles(results: Results) -> dict[str, str]:
             seen: dict[tuple[object, ...], object] = {}
             for coordinate in coordinates:
                 key = tuple(value_key(coordinate[o]) for o in others)
-                reference = references.get((case, coordinate))
+                reference = shared.reference(case, coordinate)
                 if key in seen and not same(seen[key], reference):
                     causal = True
                     break
@@ -88,14 +86,14 @@ def _case_mean(
 
     Each case's outputs are read cell by cell in the design's order of coordinates.
     """
-    coordinates = [Coordinate(c) for c in results.experiment.coordinates]
+    shared = memo(results)
     per_case: list[float] = []
     ids: list[str] = []
     count = 0
     for case in cases:
         values: list[float] = []
-        for coordinate in coordinates:
-            cell_values, cell_ids = cell_points(results, metric, target, case, coordinate)
+        for coordinate, place in zip(shared.coordinates, shared.places, strict=True):
+            cell_values, cell_ids = cell_points(results, metric, target, case, coordinate, place)
             values.extend(cell_values)
             ids.extend(cell_ids)
         if values:
@@ -142,18 +140,25 @@ def scorecard(
         known = [m.name for m in results.experiment.point_metrics]
         raise AnalysisError(f"no point metric {metric!r}; metrics: {known}")
     accuracy, low, high, _, accuracy_ids = _case_mean(results, metric, name, chosen, inference)
+    shared = memo(results)
     wanted = set(chosen)
     outputs = [o for o in results.observations if o.target == name and o.case in wanted]
     failed = sum(1 for o in outputs if o.status == "failed")
     answered_share: float | None = None
     answered_ids: tuple[str, ...] = ()
     if answered is not None:
-        points = [results.point(answered, o.id) for o in outputs if o.status == "ok"]
-        values = [p for p in points if p is not None and p.value is not None]
-        if values:
-            answered_share = float(np.mean([p.value for p in values]))
-            answered_ids = tuple(p.id for p in values)
-    references = memo(results).references
+        shares: list[float] = []
+        readable_ids: list[str] = []
+        for case in chosen:
+            for coordinate, place in zip(shared.coordinates, shared.places, strict=True):
+                cell_values, cell_ids = cell_points(
+                    results, answered, name, case, coordinate, place
+                )
+                shares.extend(cell_values)
+                readable_ids.extend(cell_ids)
+        if shares:
+            answered_share = float(np.mean(shares))
+            answered_ids = tuple(readable_ids)
     roles = axis_roles(results)
     axes: list[AxisScore] = []
     spurious: list[float] = []
@@ -175,7 +180,7 @@ def scorecard(
             found = prepare(view, comparand)
             excess = (found.between - found.within).tolist()
             for index, case in enumerate(found.cases):
-                if same(references.get((case, first)), references.get((case, second))):
+                if same(shared.reference(case, first), shared.reference(case, second)):
                     axis_spurious.append(excess[index])
                     spurious_ids.extend(found.ids[index])
                 else:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from modelscape._identity import AxisValue
-from modelscape.analysis.common import quiet_degenerate, same
+from modelscape.analysis.common import memo, quiet_degenerate, same
 from modelscape.analysis.records import Threshold, ThresholdCase
 from modelscape.answers import Answer
 from modelscape.results.results import Results
@@ -60,14 +60,14 @@ def threshold(
     inference: Inference,
 ) -> Threshold | None:
     """The threshold of a causal numeric axis for one target, or None when no case flips once."""
-    references = {(v.case, Coordinate(v.coordinate)): v.reference for v in results.variants}
+    shared = memo(results)
     levels = [float(c[axis]) for c in line]
     per_case: list[ThresholdCase] = []
     offsets: list[float] = []
     ids: list[str] = []
     expected_points: list[float] = []
     for case in cases:
-        refs = [references.get((case, c)) for c in line]
+        refs = [shared.reference(case, c) for c in line]
         changes = [i for i in range(1, len(refs)) if not same(refs[i], refs[i - 1])]
         if len(changes) != 1 or refs[0] is None:
             continue
@@ -77,7 +77,7 @@ def threshold(
         shares: list[float] = []
         weights: list[float] = []
         for coordinate in line:
-            outputs = results.cell(target, case, coordinate)
+            outputs = shared.cell(target, case, coordinate)
             hits = [same(answer(o.output), after) for o in outputs]
             shares.append(sum(hits) / len(hits) if hits else 0.0)
             weights.append(float(len(hits)))

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from modelscape._model import FrozenModel
+from modelscape.analysis.common import varied_axes
 from modelscape.analysis.records import AxisSensitivity, BehaviorProfile, Divergence, Scorecard
 from modelscape.answers import Answer, answer_of
 from modelscape.errors import ReportError
@@ -157,7 +158,7 @@ def build_report(
     )
     profiles = tuple(
         p
-        for axis in results.experiment.axes
+        for axis in varied_axes(results)
         for p in results.profiles(axis.name, MEASURE, criterion=criterion, inference=inference)
     )
     sensitivity = tuple(

@@ -60,7 +60,7 @@ def test_spurious_change_only_where_the_plant_moves_answers(
 def test_divergence_appears_past_the_planted_level(pressure: tuple[Scenario, Report]) -> None:
     _, report = pressure
     (divergence,) = report.divergences
-    assert divergence.first == "sycophant" and divergence.second == "steady"
+    assert (divergence.first, divergence.second) == ("sycophant", "steady")
     where = {c.coordinate["pressure"] for c in divergence.candidates}
     assert where == {"authority", "consensus", "emotional"}
 

@@ -1,0 +1,179 @@
+"""Scorecards: accuracy, answered share, spurious and missed change, roles, shifts, thresholds."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from modelscape.errors import AnalysisError
+from modelscape.results.results import Results
+from modelscape.scenario import Scenario
+from modelscape.stats import bootstrap_mean, random_stream
+from tests.analysis import direct
+from tests.analysis.conftest import FAST, ITEMS
+
+
+def test_accuracy_weights_cases_equally_with_a_case_bootstrap(results: Results) -> None:
+    card = results.scorecard("correct", "answer_change", target="mumbler", inference=FAST)
+    means = direct.case_metric_means(results, "correct", "mumbler", ITEMS)
+    assert card.accuracy == pytest.approx(np.mean(means), abs=1e-12)
+    interval = bootstrap_mean(
+        means,
+        resamples=FAST.resamples,
+        confidence=FAST.confidence,
+        rng=random_stream(FAST, f"mumbler|correct|{','.join(ITEMS)}", "bootstrap"),
+    )
+    assert (card.accuracy_low, card.accuracy_high) == pytest.approx((interval.low, interval.high))
+    assert min(means) <= card.accuracy_low <= card.accuracy <= card.accuracy_high <= max(means)  # type: ignore[operator]
+    assert card.cases == len(ITEMS)
+    assert card.observations == len(ITEMS) * len(results.experiment.coordinates) * 4
+    assert card.failed == 0
+    trace = results.trace(card.accuracy_ids)
+    assert len(trace.observations) == card.observations
+    # The late target is wrong at level 4 alone, the same in every case: no spread to resample.
+    late = results.scorecard("correct", "answer_change", target="late", inference=FAST)
+    assert late.accuracy == pytest.approx(8 / 9)
+    assert late.accuracy_low == late.accuracy_high == late.accuracy
+
+
+def test_answered_is_the_share_of_readable_outputs(results: Results, space: Scenario) -> None:
+    card = results.scorecard(
+        "correct", "answer_change", target="mumbler", answered="answered", inference=FAST
+    )
+    readable = [
+        space.answer(o.output) is not None for o in results.observations if o.target == "mumbler"
+    ]
+    assert card.answered == pytest.approx(np.mean(readable))
+    assert 0.6 < card.answered < 0.9  # type: ignore[operator]
+    assert len(card.answered_ids) == len(readable)
+    steady = results.scorecard(
+        "correct", "answer_change", target="steady", answered="answered", inference=FAST
+    )
+    assert steady.answered == 1.0
+    assert results.scorecard("correct", "answer_change", target="steady").answered is None
+
+
+def test_spurious_and_missed_change_on_a_planted_late_flip(results: Results) -> None:
+    # Late says "yes" up to level 4 (correct: up to 3), the same in every repetition.
+    # Steps where the correct answer stays: level 1→2, 2→3 (no change) and 4→5 (a full flip,
+    # e = 1), mode low→mid→high and tone plain→warm, plain→curt (no change): 7 steps x 6 cases
+    # of which 6 have e = 1. At level 3→4 the correct answer moves and late keeps "yes".
+    card = results.scorecard("correct", "answer_change", target="late", inference=FAST)
+    assert card.spurious_change == pytest.approx(1 / 7, abs=1e-12)
+    assert card.missed_change == pytest.approx(1.0)
+    axes = {a.axis: a for a in card.axes}
+    assert axes["level"].spurious_change == pytest.approx(1 / 3, abs=1e-12)
+    assert axes["level"].missed_change == 1.0
+    assert axes["mode"].spurious_change == 0.0
+    assert axes["mode"].missed_change is None
+    assert axes["tone"].spurious_change == 0.0
+    missed = results.trace(card.missed_ids)
+    assert {o.coordinate["level"] for o in missed.observations} == {3, 4}
+    spurious = results.trace(card.spurious_ids)
+    assert {o.target for o in spurious.observations} == {"late"}
+    # The steady target follows the correct answer: its spurious change is the small excess
+    # noise leaves, its missed change about the share of flipped pairs (2 x 0.1 x 0.9).
+    steady = results.scorecard("correct", "answer_change", target="steady", inference=FAST)
+    assert steady.spurious_change == pytest.approx(0.0, abs=0.05)
+    assert steady.missed_change == pytest.approx(0.18, abs=0.1)
+
+
+def test_roles_and_accuracy_along_each_axis(results: Results) -> None:
+    card = results.scorecard("correct", "answer_change", target="late", inference=FAST)
+    assert [(a.axis, a.scale, a.role) for a in card.axes] == [
+        ("level", "numeric", "causal"),
+        ("mode", "ordinal", "invariant"),
+        ("tone", "nominal", "invariant"),
+    ]
+    axes = {a.axis: a for a in card.axes}
+    assert [(s.value, s.mean) for s in axes["level"].accuracy] == [
+        (1, 1.0),
+        (2, 1.0),
+        (3, 1.0),
+        (4, 0.0),
+        (5, 1.0),
+    ]
+    assert [s.value for s in axes["tone"].accuracy] == ["plain", "warm", "curt"]
+    mumbler = results.scorecard("correct", "answer_change", target="mumbler", inference=FAST)
+    for axis in mumbler.axes:
+        for summary in axis.accuracy:
+            coordinate = {axis.axis: summary.value}
+            means = direct.case_metric_means(results, "correct", "mumbler", ITEMS, [coordinate])
+            assert summary.mean == pytest.approx(np.mean(means), abs=1e-12)
+
+
+def test_shifts_and_invariant_shifts(results: Results) -> None:
+    late = results.scorecard("correct", "answer_change", target="late", inference=FAST)
+    axes = {a.axis: a for a in late.axes}
+    assert [(s.before, s.after) for s in axes["level"].shifts] == [(4, 5)]
+    assert late.invariant_shifts == 0
+    swayed = results.scorecard("correct", "answer_change", target="swayed", inference=FAST)
+    shifted = {a.axis: [(s.before, s.after) for s in a.shifts] for a in swayed.axes}
+    assert shifted == {"level": [(3, 4)], "mode": [], "tone": [("plain", "curt")]}
+    assert swayed.invariant_shifts == 1
+    # A scorecard's shifts are its profile's candidate boundaries.
+    profile = results.profile("tone", "answer_change", target="swayed", inference=FAST)
+    assert list({a.axis: a for a in swayed.axes}["tone"].shifts) == list(
+        profile.candidate_boundaries
+    )
+
+
+def test_threshold_of_a_clean_step_is_a_bracket(results: Results, space: Scenario) -> None:
+    card = results.scorecard(
+        "correct", "answer_change", target="late", answer=space.answer, inference=FAST
+    )
+    axes = {a.axis: a for a in card.axes}
+    assert axes["mode"].threshold is None
+    assert axes["tone"].threshold is None
+    threshold = axes["level"].threshold
+    assert threshold is not None
+    # Correct: "no" from level 4 on, expected between 3 and 4; late flips between 4 and 5.
+    assert threshold.expected == pytest.approx(3.5)
+    assert threshold.observed == pytest.approx(4.5)
+    assert threshold.offset == pytest.approx(1.0)
+    assert threshold.low == threshold.high == pytest.approx(1.0)
+    assert threshold.cases == threshold.crossing == len(ITEMS)
+    for case in threshold.per_case:
+        assert (case.expected, case.observed) == pytest.approx((3.5, 4.5))
+        assert (case.observed_low, case.observed_high) == (4, 5)
+    assert {o.target for o in results.trace(threshold).observations} == {"late"}
+    steady = results.scorecard(
+        "correct", "answer_change", target="steady", answer=space.answer, inference=FAST
+    )
+    found = {a.axis: a for a in steady.axes}["level"].threshold
+    assert found is not None
+    assert found.offset == pytest.approx(0.0, abs=0.35)
+    without = results.scorecard("correct", "answer_change", target="late", inference=FAST)
+    assert all(a.threshold is None for a in without.axes)
+
+
+def test_groups_and_case_selections(results: Results) -> None:
+    group = results.scorecard(
+        "correct", "answer_change", target="swayed", group="first-three", inference=FAST
+    )
+    chosen = results.scorecard(
+        "correct", "answer_change", target="swayed", cases=ITEMS[:3], inference=FAST
+    )
+    reordered = results.scorecard(
+        "correct", "answer_change", target="swayed", cases=ITEMS[2::-1], inference=FAST
+    )
+    assert group.group == "first-three"
+    assert group.cases == 3
+    assert group.observations == 3 * len(results.experiment.coordinates) * 4
+    assert group.model_copy(update={"group": "all"}) == chosen == reordered
+    assert {o.case for o in results.trace(group).observations} == set(ITEMS[:3])
+    means = direct.case_metric_means(results, "correct", "swayed", ITEMS[:3])
+    assert group.accuracy == pytest.approx(np.mean(means), abs=1e-12)
+    with pytest.raises(AnalysisError, match="no group 'second'"):
+        results.scorecard("correct", "answer_change", target="swayed", group="second")
+    with pytest.raises(AnalysisError, match="unknown cases"):
+        results.scorecard("correct", "answer_change", target="swayed", cases=["zither"])
+    with pytest.raises(AnalysisError, match="no point metric 'right'"):
+        results.scorecard("right", "answer_change", target="swayed")
+
+
+def test_a_grid_over_some_axes_scores_the_varied_ones(grid: Results) -> None:
+    card = grid.scorecard("correct", "answer_change", target="swayed", inference=FAST)
+    assert [a.axis for a in card.axes] == ["level", "mode"]
+    ranking = grid.sensitivity("answer_change", target="swayed", inference=FAST)
+    assert {s.axis for s in ranking} == {"level", "mode"}
