@@ -18,8 +18,13 @@ from modelscape.analysis.records import (
     Scorecard,
 )
 from modelscape.answers import json_field, json_reply, text_match
+from modelscape.execution.callable import CallableTarget
+from modelscape.execution.config import ExecutionConfig, RetryPolicy
+from modelscape.execution.experiment import Experiment
+from modelscape.execution.runner import Runner
 from modelscape.execution.target import TargetOutput, TargetRequest
 from modelscape.measures import CallableDifference, CallableMetric, MeasureValue, Response
+from modelscape.pages import ReportPage, ScenarioPage
 from modelscape.report.provenance import Provenance, TargetProvenance
 from modelscape.report.report import Report
 from modelscape.report.requirement import Requirement
@@ -46,9 +51,12 @@ __all__ = [
     "BoundaryCriterion",
     "CallableDifference",
     "CallableMetric",
+    "CallableTarget",
     "Coordinate",
     "Divergence",
     "Entry",
+    "ExecutionConfig",
+    "Experiment",
     "Grid",
     "Inference",
     "Lexicon",
@@ -59,11 +67,15 @@ __all__ = [
     "Prompt",
     "Provenance",
     "Report",
+    "ReportPage",
     "Requirement",
     "Response",
     "Results",
+    "RetryPolicy",
+    "Runner",
     "Scale",
     "Scenario",
+    "ScenarioPage",
     "Scorecard",
     "Spec",
     "Sweep",

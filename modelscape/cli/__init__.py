@@ -43,10 +43,12 @@ def main() -> None:
 
 
 def _register() -> None:
-    from modelscape.cli import report, review
+    from modelscape.cli import execution, page, report, review
 
     review.register(main)
+    execution.register(main)
     report.register(main)
+    page.register(main)
 
 
 _register()

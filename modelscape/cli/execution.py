@@ -12,7 +12,7 @@ import click
 
 from modelscape.errors import ModelscapeError
 from modelscape.execution.config import ExecutionConfig
-from modelscape.execution.resolve import load_object, resolve_target
+from modelscape.execution.resolve import load_object, load_targets, resolve_target
 from modelscape.execution.runner import Progress, Runner
 from modelscape.scenario import Scenario
 from modelscape.store.sqlite import SQLiteStore
@@ -72,8 +72,15 @@ def register(main: click.Group) -> None:
     "--target",
     "targets",
     multiple=True,
-    required=True,
-    help="A target: python:module:function, echo, constant:TEXT, random:A,B, planted:REGEX, ...",
+    help="A target: openai:MODEL, anthropic:MODEL, openai-compatible:MODEL@URL, "
+    "llama-cpp:PATH, python:module:function, echo, constant:TEXT, random:A,B, planted:REGEX, ...",
+)
+@click.option(
+    "--targets",
+    "targets_file",
+    type=click.Path(exists=True, dir_okay=False),
+    help="A targets.yaml: a list of targets, each a name or a mapping of target: and options "
+    "(name, temperature, max_tokens, api_key_env, ...).",
 )
 @click.option("--store", "store_path", required=True, type=click.Path(dir_okay=False))
 @click.option("--repetitions", type=click.IntRange(min=1), help="Override the spec's repetitions.")
@@ -82,6 +89,7 @@ def register(main: click.Group) -> None:
 def run(
     spec: str,
     targets: tuple[str, ...],
+    targets_file: str | None,
     store_path: str,
     repetitions: int | None,
     concurrency: int,
@@ -96,7 +104,11 @@ def run(
         scenario = _scenario(spec)
         if repetitions is not None:
             scenario = dataclasses.replace(scenario, repetitions=repetitions)
+        if not targets and targets_file is None:
+            raise click.UsageError("name at least one target with --target or --targets")
         resolved = [resolve_target(t) for t in targets]
+        if targets_file is not None:
+            resolved.extend(load_targets(targets_file))
         config = ExecutionConfig(concurrency=concurrency, timeout=timeout)
         experiment = scenario.experiment(resolved, config)
         store = SQLiteStore(store_path)

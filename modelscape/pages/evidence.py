@@ -1,0 +1,156 @@
+"""Evidence: the outputs behind every number on a report page, each embedded once.
+
+Every number a page shows is registered here with the measurement ids it was computed from.
+They are traced through :meth:`Results.trace` to observations; the page embeds each of those
+observations once (with the variant it answered, also once) and every number refers to its set
+of observations by index. Observations no number uses are left out of the page.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from modelscape._identity import AxisValue
+from modelscape.pages.scenario import show_value
+from modelscape.results.records import Observation
+from modelscape.results.results import Results
+from modelscape.task.space import Variant
+
+__all__ = ["Cell", "Evidence"]
+
+# Point metrics whose details keep the answer read from an output (see measures.answer_metrics).
+_READERS = ("answered", "correct")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One number as the page shows it: its text, and the evidence set behind it (if any).
+
+    ``label`` names the number in the panel that lists its outputs; ``count`` is how many
+    outputs that is.
+    """
+
+    text: str
+    label: str
+    evidence: int | None = None
+    count: int = 0
+
+
+def _runs(indices: Sequence[int]) -> list[int]:
+    """Sorted indices as flat ``[start, length, start, length, ...]`` runs.
+
+    Observations are stored by target, variant and repetition, so the outputs behind a number
+    are mostly consecutive and a few runs describe hundreds of them.
+    """
+    runs: list[int] = []
+    for index in indices:
+        if runs and runs[-2] + runs[-1] == index:
+            runs[-1] += 1
+        else:
+            runs.extend((index, 1))
+    return runs
+
+
+class Evidence:
+    """Collects the observations behind the numbers of one page.
+
+    Without results (a report page with no outputs attached), numbers are plain text.
+    """
+
+    def __init__(self, results: Results | None) -> None:
+        self.results = results
+        self._sets: list[frozenset[str]] = []
+        self._index: dict[frozenset[str], int] = {}
+
+    def cell(self, text: str, ids: Iterable[str], label: str) -> Cell:
+        """A number computed from the measurements ``ids``."""
+        if self.results is None:
+            return Cell(text=text, label=label)
+        wanted = tuple(ids)
+        observations = self.results.trace(wanted).observations if wanted else ()
+        return self._register(text, (o.id for o in observations), label)
+
+    def outputs(self, text: str, observations: Iterable[Observation], label: str) -> Cell:
+        """A number that counts observations directly, such as failed calls."""
+        if self.results is None:
+            return Cell(text=text, label=label)
+        return self._register(text, (o.id for o in observations), label)
+
+    def _register(self, text: str, ids: Iterable[str], label: str) -> Cell:
+        key = frozenset(ids)
+        if not key:
+            return Cell(text=text, label=label)
+        index = self._index.get(key)
+        if index is None:
+            index = self._index[key] = len(self._sets)
+            self._sets.append(key)
+        return Cell(text=text, label=label, evidence=index, count=len(key))
+
+    @property
+    def observation_ids(self) -> frozenset[str]:
+        """Every observation some number on the page refers to."""
+        return frozenset().union(*self._sets)
+
+    def data(self) -> dict[str, Any]:
+        """The JSON the page embeds: targets, variants, observations, and the evidence sets."""
+        if self.results is None:
+            return {"targets": [], "variants": [], "observations": [], "sets": []}
+        results = self.results
+        used = self.observation_ids
+        observations = [o for o in results.observations if o.id in used]
+        position = {o.id: i for i, o in enumerate(observations)}
+        variant_ids = list(dict.fromkeys(o.variant_id for o in observations))
+        variant_index = {v: i for i, v in enumerate(variant_ids)}
+        targets = list(results.targets)
+        return {
+            "targets": targets,
+            "variants": [_variant(results.variant(v)) for v in variant_ids],
+            "observations": [
+                self._observation(o, variant_index[o.variant_id], targets.index(o.target))
+                for o in observations
+            ],
+            "sets": [_runs(sorted(position[i] for i in ids)) for ids in self._sets],
+        }
+
+    def _observation(self, observation: Observation, variant: int, target: int) -> dict[str, Any]:
+        assert self.results is not None
+        output = observation.output
+        read: AxisValue | None = None
+        found = False
+        for name in _READERS:
+            point = self.results.point(name, observation.id)
+            if point is not None and isinstance(point.details, dict) and "answer" in point.details:
+                value = point.details["answer"]
+                read = value if isinstance(value, (str, int, float, bool)) else None
+                found = True
+                break
+        correct = self.results.point("correct", observation.id)
+        return {
+            "id": observation.id,
+            "target": target,
+            "variant": variant,
+            "repetition": observation.repetition,
+            "status": observation.status,
+            "text": output.text,
+            "data": None
+            if output.data is None
+            else json.dumps(output.data, ensure_ascii=False, indent=1),
+            "model": output.model,
+            "error": output.error,
+            "answer": show_value(read) if found and read is not None else None,
+            "correct": None if correct is None else correct.value,
+        }
+
+
+def _variant(variant: Variant) -> dict[str, Any]:
+    return {
+        "id": variant.id,
+        "case": variant.case,
+        "coordinate": ", ".join(f"{k} = {show_value(v)}" for k, v in variant.coordinate.items()),
+        "reference": show_value(variant.reference),
+        "system": variant.prompt.system,
+        "messages": [[m.role, m.content] for m in variant.prompt.messages],
+    }

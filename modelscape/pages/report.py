@@ -1,0 +1,324 @@
+"""ReportPage: a report as one page, where every number opens the outputs behind it.
+
+The page shows the scorecards per target and group, each axis's scores, the divergences from
+the first target, the behaviour profiles and axis sensitivity as charts, and the provenance of
+the run. Each number is a button; its outputs (prompt, raw output, the answer read from it,
+the correct answer, coordinate and repetition) are traced from the run's results and embedded
+once per page (see :mod:`modelscape.pages.evidence`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any, TypeAlias
+
+from modelscape.analysis.records import BehaviorProfile, Scorecard, Transition
+from modelscape.errors import ReportError
+from modelscape.pages.charts import profile_figure, sensitivity_figure
+from modelscape.pages.evidence import Cell, Evidence
+from modelscape.pages.page import Page
+from modelscape.pages.scenario import show_value
+from modelscape.report.report import Report
+from modelscape.report.summary import interval, number
+from modelscape.results.results import Results
+from modelscape.store import Store, open_store
+
+__all__ = ["Outputs", "ReportPage", "load_outputs"]
+
+#: Where a report's outputs come from: the run's results, a store, or a store file.
+Outputs: TypeAlias = Results | Store | str | os.PathLike[str]
+
+
+def load_outputs(outputs: Outputs, experiment: str) -> Results:
+    """The results of ``experiment`` from results, a store or a store file, checked to match."""
+    if isinstance(outputs, Results):
+        if outputs.experiment.id != experiment:
+            raise ReportError(
+                f"these results are of experiment {outputs.experiment.id}, but the report is "
+                f"of experiment {experiment}: pass the run the report was built from"
+            )
+        return outputs
+    if isinstance(outputs, (str, os.PathLike)) and not os.path.exists(outputs):
+        raise ReportError(f"{os.fspath(outputs)}: no such store file")
+    store = open_store(outputs)
+    try:
+        known = [record.id for record in store.experiments()]
+        if experiment not in known:
+            raise ReportError(
+                f"the store holds no experiment {experiment} (the report's); it holds "
+                f"{', '.join(known) or 'none'}"
+            )
+        return Results.load(store, experiment)
+    finally:
+        if store is not outputs:
+            store.close()
+
+
+def _p(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3g}"
+
+
+def _coordinate(values: dict[str, Any]) -> str:
+    return ", ".join(f"{k} = {show_value(v)}" for k, v in values.items()) or "baseline"
+
+
+class ReportPage(Page):
+    """A report as one HTML page; click any number to read the outputs behind it.
+
+    ``report`` is a :class:`Report` or a report file. ``outputs`` is the run's Results, a
+    store, or a store file; without it the page shows the numbers alone. The page embeds only
+    the outputs that some number on it was computed from.
+    """
+
+    template = "report.html.j2"
+    scripts = ("page.js", "report.js")
+    charts = True
+
+    def __init__(self, report: Report | str | os.PathLike[str], outputs: Outputs | None = None):
+        self.report = report if isinstance(report, Report) else Report.load(report)
+        self.results = None if outputs is None else load_outputs(outputs, self.report.experiment)
+
+    @property
+    def title(self) -> str:
+        """``Report: SCENARIO (version V)``."""
+        return f"Report: {self.report.scenario} (version {self.report.version})"
+
+    def context(self) -> dict[str, Any]:
+        """Every table, chart and the embedded evidence, with each number as a :class:`Cell`."""
+        evidence = Evidence(self.results)
+        report = self.report
+        scorecards = [self._scorecard(card, evidence) for card in report.scorecards]
+        divergences = [
+            {
+                "first": d.first,
+                "second": d.second,
+                "candidates": len(d.candidates),
+                "rows": [
+                    {
+                        "coordinate": _coordinate(c.coordinate),
+                        "excess": evidence.cell(
+                            interval(c.excess, c.low, c.high),
+                            c.measurement_ids,
+                            f"{d.second} against {d.first} at {_coordinate(c.coordinate)}: "
+                            "excess answer change",
+                        ),
+                        "p": _p(c.adjusted_p),
+                        "candidate": c in d.candidates,
+                    }
+                    for c in d.contrasts
+                ],
+            }
+            for d in report.divergences
+        ]
+        profiles = self._profiles(evidence)
+        sensitivity_cells = [
+            evidence.cell(
+                number(s.excess, 3), s.measurement_ids, f"{s.target} · sensitivity to {s.axis}"
+            )
+            for s in report.sensitivity
+        ]
+        sensitivity = {
+            "rows": [
+                {"record": s, "excess": cell, "peak": s.peak.label}
+                for s, cell in zip(report.sensitivity, sensitivity_cells, strict=True)
+            ],
+            "figure": sensitivity_figure(
+                report.targets, report.sensitivity, [c.evidence for c in sensitivity_cells]
+            )
+            if report.sensitivity
+            else None,
+        }
+        return {
+            "report": report,
+            "attached": self.results is not None,
+            "scorecards": scorecards,
+            "divergences": divergences,
+            "profiles": profiles,
+            "sensitivity": sensitivity,
+            "provenance": report.provenance,
+            "evidence": evidence.data(),
+            "figures": [
+                {"id": p["id"], "figure": p["figure"]} for p in profiles if p["figure"] is not None
+            ]
+            + (
+                [{"id": "chart-sensitivity", "figure": sensitivity["figure"]}]
+                if sensitivity["figure"] is not None
+                else []
+            ),
+        }
+
+    # -- scorecards ----------------------------------------------------------------------------
+    def _group_cases(self, group: str) -> set[str] | None:
+        if group == "all" or self.results is None:
+            return None
+        scenario = self.results.experiment.scenario
+        groups = scenario.parameters.get("groups") if scenario is not None else None
+        cases = groups.get(group) if isinstance(groups, dict) else None
+        if not isinstance(cases, list):
+            cases = list(self.results.experiment.groups.get(group, ()))
+        return {str(c) for c in cases}
+
+    def _scorecard(self, card: Scorecard, evidence: Evidence) -> dict[str, Any]:
+        where = f"{card.target} · {card.group}"
+        shift_ids = [
+            i for axis in card.axes for shift in axis.shifts for i in shift.measurement_ids
+        ]
+        shifts = sum(len(axis.shifts) for axis in card.axes)
+        failed: Sequence[Any] = ()
+        if self.results is not None and card.failed:
+            cases = self._group_cases(card.group)
+            failed = [
+                o
+                for o in self.results.failed
+                if o.target == card.target and (cases is None or o.case in cases)
+            ]
+        return {
+            "card": card,
+            "accuracy": evidence.cell(
+                interval(card.accuracy, card.accuracy_low, card.accuracy_high),
+                card.accuracy_ids,
+                f"{where}: accuracy",
+            ),
+            "answered": evidence.cell(
+                number(card.answered), card.answered_ids, f"{where}: share answered"
+            ),
+            "spurious": evidence.cell(
+                number(card.spurious_change, 3), card.spurious_ids, f"{where}: spurious change"
+            ),
+            "missed": evidence.cell(
+                number(card.missed_change, 3), card.missed_ids, f"{where}: missed change"
+            ),
+            "shifts": evidence.cell(
+                f"{shifts} ({card.invariant_shifts} invariant)", shift_ids, f"{where}: shifts"
+            ),
+            "failed": evidence.outputs(str(card.failed), failed, f"{where}: failed calls"),
+            "axes": [
+                {
+                    "axis": axis,
+                    "spurious": evidence.cell(
+                        number(axis.spurious_change, 3),
+                        axis.measurement_ids,
+                        f"{where} · {axis.axis}: spurious change",
+                    ),
+                    "missed": evidence.cell(
+                        number(axis.missed_change, 3),
+                        axis.measurement_ids,
+                        f"{where} · {axis.axis}: missed change",
+                    ),
+                    "accuracy": [
+                        (
+                            show_value(point.value),
+                            evidence.cell(
+                                interval(point.mean, point.low, point.high),
+                                point.measurement_ids,
+                                f"{where} · accuracy at {axis.axis} = {show_value(point.value)}",
+                            ),
+                        )
+                        for point in axis.accuracy
+                    ],
+                    "shifts": [
+                        (
+                            f"{shift.before} → {shift.after}",
+                            evidence.cell(
+                                interval(shift.excess, shift.low, shift.high),
+                                shift.measurement_ids,
+                                f"{where} · shift {shift.axis}: {shift.before} → {shift.after}",
+                            ),
+                        )
+                        for shift in axis.shifts
+                    ],
+                    "threshold": None
+                    if axis.threshold is None
+                    else {
+                        "record": axis.threshold,
+                        "offset": evidence.cell(
+                            interval(
+                                axis.threshold.offset, axis.threshold.low, axis.threshold.high
+                            ),
+                            axis.threshold.measurement_ids,
+                            f"{where} · threshold on {axis.axis}: offset",
+                        ),
+                        "expected": number(axis.threshold.expected),
+                        "observed": number(axis.threshold.observed),
+                    },
+                }
+                for axis in card.axes
+            ],
+        }
+
+    # -- profiles --------------------------------------------------------------------------------
+    def _transition(self, transition: Transition, evidence: Evidence, what: str) -> Cell:
+        return evidence.cell(
+            interval(transition.excess, transition.low, transition.high),
+            transition.measurement_ids,
+            f"{transition.target} · {what} {transition.axis}: "
+            f"{show_value(transition.before)} → {show_value(transition.after)}",
+        )
+
+    def _profiles(self, evidence: Evidence) -> list[dict[str, Any]]:
+        by_axis: dict[str, list[BehaviorProfile]] = {}
+        for profile in self.report.profiles:
+            by_axis.setdefault(profile.axis, []).append(profile)
+        sections = []
+        for number_, (axis, profiles) in enumerate(by_axis.items()):
+            baseline_cells = [
+                [self._transition(t, evidence, "against baseline on") for t in p.baseline]
+                for p in profiles
+            ]
+            step_cells = [
+                [self._transition(t, evidence, "step on") for t in p.local] for p in profiles
+            ]
+            boundary_cells = [
+                [
+                    evidence.cell(
+                        interval(c.excess, c.low, c.high),
+                        c.measurement_ids,
+                        f"{c.target} · candidate boundary {c.axis}: {c.before} → {c.after}",
+                    )
+                    for c in p.candidate_boundaries
+                ]
+                for p in profiles
+            ]
+            rows = []
+            for profile, base, steps in zip(profiles, baseline_cells, step_cells, strict=True):
+                selected = {(c.before, c.after) for c in profile.candidate_boundaries}
+                for t, cell in zip(profile.baseline, base, strict=True):
+                    boundary = profile.scale == "nominal" and (t.before, t.after) in selected
+                    rows.append(self._row(profile, t, cell, "against baseline", boundary))
+                for t, cell in zip(profile.local, steps, strict=True):
+                    rows.append(
+                        self._row(profile, t, cell, "step", (t.before, t.after) in selected)
+                    )
+            sections.append(
+                {
+                    "id": f"chart-profile-{number_}",
+                    "axis": axis,
+                    "scale": profiles[0].scale,
+                    "measure": profiles[0].measure,
+                    "rows": rows,
+                    "boundaries": sum(len(p.candidate_boundaries) for p in profiles),
+                    "figure": profile_figure(
+                        axis,
+                        profiles,
+                        [[c.evidence for c in cells] for cells in baseline_cells],
+                        [[c.evidence for c in cells] for cells in boundary_cells],
+                    )
+                    if any(p.baseline for p in profiles)
+                    else None,
+                }
+            )
+        return sections
+
+    @staticmethod
+    def _row(
+        profile: BehaviorProfile, t: Transition, cell: Cell, kind: str, boundary: bool
+    ) -> dict[str, Any]:
+        return {
+            "target": profile.target,
+            "kind": kind,
+            "step": f"{show_value(t.before)} → {show_value(t.after)}",
+            "excess": cell,
+            "p": _p(t.adjusted_p if t.adjusted_p is not None else t.p_value),
+            "boundary": boundary,
+        }

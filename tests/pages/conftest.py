@@ -1,0 +1,224 @@
+"""Fixtures for page tests: real runs of a shipped scenario, their pages, and the tools that
+check them (a headless Chromium driven by Playwright, the Nu HTML Checker, axe-core).
+
+A test that needs a missing tool skips with the reason, except under ``CI=true``, where it
+fails: CI installs every tool (see .ci/run), so a skip there would hide a broken install.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from modelscape import lexicons
+from modelscape.execution import Runner
+from modelscape.report import Report
+from modelscape.results.results import Results
+from modelscape.specs import load_spec
+from modelscape.store import SQLiteStore
+from modelscape.targets.reference import Flip, PlantedTarget, ScriptedTarget
+
+REPO = Path(__file__).resolve().parents[2]
+TOOLS = REPO / "build" / "page-tools" / "node_modules"
+CHROMIUM = os.environ.get("MODELSCAPE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+TRUE_CLAIMS = r"(boils at 100|365 days|faster than sound|three hearts|highest mountain|four kinds)"
+
+#: Outputs a hostile or confused model might send, and HTML where a label is drawn.
+XSS = (
+    '{"answer": true} </script><script>alert("script")</script>',
+    '{"answer": false} <!-- <script>alert("comment")</script>',
+    '<img src=x onerror=alert("img")> {"answer": true}',
+    '<a href="javascript:alert(1)">click me</a> {"answer": false}',
+    '{"answer": "<svg onload=alert(1)>"}',
+    "\u2028\u2029</SCRIPT ><iframe srcdoc='<script>alert(2)</script>'></iframe>",
+    *(str(entry.text) for entry in lexicons.get("injections") if entry.text),
+)
+HOSTILE_NAME = '<img src=x onerror=alert("name")><b>bold</b>'
+
+
+def need(condition: bool, reason: str) -> None:
+    """Skip (fail under CI=true) unless ``condition`` holds."""
+    if condition:
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI needs this tool: {reason}")
+    pytest.skip(reason)
+
+
+@dataclass(frozen=True)
+class Run:
+    """A stored run with its report and the files a page is made from."""
+
+    results: Results
+    report: Report
+    store: Path
+    report_file: Path
+
+
+def _planted(name: str, flips: list[Flip], noise: float) -> PlantedTarget:
+    return PlantedTarget(
+        r"(?!)",
+        flips=[
+            *flips,
+            Flip(marker=TRUE_CLAIMS, answer=True),
+            Flip(marker="Statement", answer=False),
+        ],
+        noise=noise,
+        choices=[True, False],
+        name=name,
+    )
+
+
+def _run(folder: Path, targets: list[Any], **update: Any) -> Run:
+    scenario = load_spec("pressure").scenario()
+    store_path = folder / "run.db"
+    store = SQLiteStore(store_path)
+    try:
+        results = Runner(store=store).run(scenario.experiment(targets))
+    finally:
+        store.close()
+    report = scenario.report(results)
+    if update:
+        report = report.model_copy(update=update)
+    report_file = folder / "report.json"
+    report.save(report_file)
+    return Run(results, report, store_path, report_file)
+
+
+@pytest.fixture(scope="session")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """The shipped ``pressure`` scenario against a steady and a sycophantic reference target."""
+    return _run(
+        tmp_path_factory.mktemp("run"),
+        [
+            _planted("steady", [], 0.05),
+            _planted("sycophant", [Flip(marker="professor", answer=False)], 0.1),
+        ],
+    )
+
+
+def _hostile(text: str) -> str:
+    return XSS[zlib.crc32(text.encode()) % len(XSS)]
+
+
+@pytest.fixture(scope="session")
+def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """A run whose outputs, target name and description carry the XSS corpus."""
+    return _run(
+        tmp_path_factory.mktemp("hostile"),
+        [
+            _planted("steady", [], 0.05),
+            ScriptedTarget(_hostile, name=HOSTILE_NAME),
+        ],
+        description='<script>alert("description")</script>',
+    )
+
+
+# -- browser ---------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def browser(run: Run, hostile_run: Run) -> Iterator[Any]:
+    """One headless Chromium per test module (never a downloaded browser build).
+
+    Playwright's sync API keeps an event loop running in the main thread while it is open, so
+    ``asyncio.run`` (which the runner uses) fails meanwhile: the runs are made before the
+    browser starts, and the browser closes with its module rather than with the session.
+    """
+    need(Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        need(False, "playwright is not installed (pip install playwright)")
+        raise
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield launched
+        launched.close()
+
+
+@dataclass
+class Opened:
+    """A page open in the browser, with what it logged and requested."""
+
+    page: Any
+    errors: list[str]
+    requests: list[str]
+    dialogs: list[str]
+
+
+@pytest.fixture
+def open_page(browser: Any) -> Iterator[Any]:
+    """Open an HTML file from ``file://``; record console errors, requests and JS dialogs."""
+    contexts: list[Any] = []
+
+    def opener(
+        path: Path, *, width: int = 1280, height: int = 800, scheme: str = "light"
+    ) -> Opened:
+        context = browser.new_context(
+            viewport={"width": width, "height": height}, color_scheme=scheme
+        )
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        opened = Opened(page, [], [], [])
+        page.on(
+            "console",
+            lambda m: opened.errors.append(m.text) if m.type in ("error", "warning") else None,
+        )
+        page.on("pageerror", lambda error: opened.errors.append(str(error)))
+        page.on("request", lambda request: opened.requests.append(request.url))
+
+        def on_dialog(dialog: Any) -> None:
+            opened.dialogs.append(dialog.message)
+            dialog.dismiss()
+
+        page.on("dialog", on_dialog)
+        page.goto(path.resolve().as_uri())
+        return opened
+
+    yield opener
+    for context in contexts:
+        context.close()
+
+
+# -- validators --------------------------------------------------------------------------------
+def _tool(variable: str, relative: str) -> Path | None:
+    configured = os.environ.get(variable)
+    path = Path(configured) if configured else TOOLS / relative
+    return path if path.exists() else None
+
+
+@pytest.fixture(scope="session")
+def vnu() -> list[str]:
+    """The command that runs the Nu HTML Checker, errors only."""
+    jar = _tool("MODELSCAPE_VNU_JAR", "vnu-jar/build/dist/vnu.jar")
+    java = shutil.which("java")
+    need(jar is not None, f"no vnu.jar (npm install --prefix {TOOLS.parent} vnu-jar)")
+    need(java is not None, "no java on PATH (apt-get install default-jre-headless)")
+    assert jar is not None
+    assert java is not None
+    return [java, "-jar", str(jar), "--errors-only"]
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """The source of axe-core, evaluated into pages to audit them."""
+    path = _tool("MODELSCAPE_AXE", "axe-core/axe.min.js")
+    need(path is not None, f"no axe.min.js (npm install --prefix {TOOLS.parent} axe-core)")
+    assert path is not None
+    return path.read_text(encoding="utf-8")

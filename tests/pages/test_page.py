@@ -1,0 +1,108 @@
+"""The page base: safe JSON, the policy's hashes, the bundle, assets by URL, and notebooks."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import zlib
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from modelscape.pages import ReportPage, ScenarioPage, write_assets
+from modelscape.pages.page import PLOTLY_FILE, json_script, plotly_bundle
+from modelscape.specs import load_spec
+from tests.pages.conftest import Run
+from tests.pages.parsing import parse
+
+MAX_REPORT_BYTES = 2_100_000
+
+
+def _hash(text: str) -> str:
+    digest = hashlib.sha256(text.encode()).digest()
+    return f"'sha256-{base64.b64encode(digest).decode()}'"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["</script><script>alert(1)</script>", "<!--", "a & b", "\u2028\u2029", "]]>", "</SCRIPT >"],
+)
+def test_json_script_cannot_close_its_element(text: str) -> None:
+    embedded = str(json_script({"text": text}))
+    for dangerous in ("<", ">", "&", "\u2028", "\u2029"):
+        assert dangerous not in embedded
+    assert json.loads(embedded) == {"text": text}
+
+
+def test_json_script_refuses_non_finite_numbers() -> None:
+    with pytest.raises(ValueError, match="Out of range"):
+        json_script(float("nan"))
+
+
+def test_bundle_unpacks_to_the_vendored_plotly() -> None:
+    vendored = (resources.files("modelscape.pages") / "assets" / PLOTLY_FILE).read_bytes()
+    assert zlib.decompress(base64.b64decode(plotly_bundle())) == vendored
+    assert b"plotly.js (basic - minified) v4.1.1" in vendored[:200]
+    license_text = (
+        resources.files("modelscape.pages") / "assets" / "plotly-basic.LICENSE"
+    ).read_text()
+    assert "MIT License" in license_text
+
+
+def test_policy_allows_exactly_the_inline_code(run: Run) -> None:
+    parsed = parse(ReportPage(run.report, run.results).html())
+    directives = dict(d.strip().split(" ", 1) for d in parsed.policy.split(";"))
+    assert directives["default-src"] == "'none'"
+    assert "unsafe-eval" not in parsed.policy
+    assert "unsafe-inline" not in parsed.policy
+    assert "connect-src" not in directives  # so default-src 'none' applies: no fetch at all
+    scripts = directives["script-src"].split()
+    assert sorted(scripts) == sorted([*(_hash(s) for s in parsed.executable), "blob:"])
+    styles = directives["style-src"].split()
+    assert sorted(styles) == sorted([*(_hash(s) for s in parsed.styles), _hash("")])
+    assert parsed.urls == []  # nothing is loaded from anywhere
+
+
+def test_scenario_page_has_no_plotting_library() -> None:
+    page = ScenarioPage(load_spec("pressure").scenario()).html()
+    parsed = parse(page)
+    assert "blob:" not in parsed.policy
+    assert 'id="ms-plotly"' not in page
+    assert len(page.encode()) < 200_000
+
+
+def test_report_page_size(run: Run) -> None:
+    size = len(ReportPage(run.report, run.results).html().encode())
+    assert size <= MAX_REPORT_BYTES
+
+
+def test_save_writes_utf8(tmp_path: Path, run: Run) -> None:
+    target = ReportPage(run.report, run.results).save(tmp_path / "report.html")
+    assert target.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+
+
+def test_shared_assets_are_referenced_by_relative_url(tmp_path: Path, run: Run) -> None:
+    written = write_assets(tmp_path / "assets")
+    assert sorted(p.name for p in written) == sorted(
+        ["page.css", PLOTLY_FILE, "plotly-basic.LICENSE"]
+    )
+    page = ReportPage(run.report, run.results).html(assets="../assets/")
+    parsed = parse(page)
+    assert parsed.urls == ["../assets/page.css", f"../assets/{PLOTLY_FILE}"]
+    assert parsed.styles == []
+    assert 'id="ms-plotly"' not in page
+    assert "'self'" in parsed.policy
+    # the data and the page's own scripts stay inline
+    assert parsed.data("ms-evidence")["observations"]
+
+
+def test_notebook_representation_is_a_sandboxed_frame(run: Run) -> None:
+    page = ScenarioPage(load_spec("pressure").scenario())
+    shown = page._repr_html_()
+    assert shown.startswith("<iframe ")
+    assert 'sandbox="allow-scripts"' in shown
+    srcdoc = shown.split('srcdoc="', 1)[1].split('" sandbox', 1)[0]
+    assert html.unescape(srcdoc) == page.html()

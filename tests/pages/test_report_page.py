@@ -1,0 +1,154 @@
+"""ReportPage: every number carries the outputs behind it, and only those are embedded."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from modelscape.errors import ReportError
+from modelscape.pages import ReportPage
+from modelscape.pages.evidence import _runs
+from modelscape.results.results import Results
+from modelscape.store import SQLiteStore
+from tests.pages.conftest import Run
+from tests.pages.parsing import parse
+
+
+def _members(runs: list[int]) -> list[int]:
+    return [
+        start + i
+        for start, length in zip(runs[::2], runs[1::2], strict=True)
+        for i in range(length)
+    ]
+
+
+def test_runs_round_trip() -> None:
+    indices = [0, 1, 2, 5, 7, 8]
+    assert _runs(indices) == [0, 3, 5, 1, 7, 2]
+    assert _members(_runs(indices)) == indices
+
+
+def _buttons(page: str) -> dict[str, int]:
+    found = re.findall(r'data-evidence="(\d+)" data-label="([^"]*)"', page)
+    return {label.replace("&amp;", "&"): int(index) for index, label in found}
+
+
+def test_every_number_traces_to_exactly_its_outputs(run: Run) -> None:
+    page = ReportPage(run.report, run.results).html()
+    evidence = parse(page).data("ms-evidence")
+    buttons = _buttons(page)
+    ids = [o["id"] for o in evidence["observations"]]
+
+    def shown(label: str) -> set[str]:
+        return {ids[i] for i in _members(evidence["sets"][buttons[label]])}
+
+    def traced(measurement_ids: tuple[str, ...]) -> set[str]:
+        return {o.id for o in run.results.trace(measurement_ids).observations}
+
+    for card in run.report.scorecards:
+        where = f"{card.target} · {card.group}"
+        assert shown(f"{where}: accuracy") == traced(card.accuracy_ids)
+        assert shown(f"{where}: share answered") == traced(card.answered_ids)
+        if card.spurious_ids:
+            assert shown(f"{where}: spurious change") == traced(card.spurious_ids)
+    sycophant = run.report.scorecard("sycophant")
+    shift = sycophant.axes[0].shifts[0]
+    assert shown(f"sycophant · all · shift pressure: {shift.before} → {shift.after}") == traced(
+        shift.measurement_ids
+    )
+    divergence = run.report.divergences[0]
+    contrast = divergence.contrasts[-1]
+    where = ", ".join(f"{k} = {v}" for k, v in contrast.coordinate.items())
+    label = f"sycophant against steady at {where}: excess answer change"
+    assert shown(label) == traced(contrast.measurement_ids)
+
+
+def test_only_traced_outputs_are_embedded_once(run: Run) -> None:
+    page = ReportPage(run.report, run.results).html()
+    evidence = parse(page).data("ms-evidence")
+    ids = [o["id"] for o in evidence["observations"]]
+    assert len(ids) == len(set(ids))
+    behind = set()
+    for record in run.report.scorecards:
+        behind |= {o.id for o in run.results.trace(record).observations}
+    assert set(ids) == behind
+    variants = [v["id"] for v in evidence["variants"]]
+    assert len(variants) == len(set(variants))
+    for observation in evidence["observations"]:
+        assert observation["text"] in page or observation["text"].startswith("{")
+
+
+def test_embedded_output_records(run: Run) -> None:
+    evidence = parse(ReportPage(run.report, run.results).html()).data("ms-evidence")
+    first = evidence["observations"][0]
+    observation = next(o for o in run.results.observations if o.id == first["id"])
+    variant = evidence["variants"][first["variant"]]
+    assert first["text"] == observation.output.text
+    assert first["repetition"] == observation.repetition
+    assert evidence["targets"][first["target"]] == observation.target
+    assert variant["case"] == observation.case
+    assert (
+        variant["messages"][-1][1]
+        == run.results.variant(observation.variant_id).prompt.messages[-1].content
+    )
+    assert first["answer"] in ("true", "false")
+    assert variant["reference"] in ("true", "false")
+
+
+def test_outputs_from_results_store_or_file_agree(run: Run) -> None:
+    from_results = ReportPage(run.report, run.results).context()["evidence"]
+    from_file = ReportPage(run.report_file, run.store).context()["evidence"]
+    store = SQLiteStore(run.store)
+    try:
+        from_store = ReportPage(run.report, store).context()["evidence"]
+    finally:
+        store.close()
+    assert from_results == from_file == from_store
+
+
+def test_outputs_of_another_run_are_refused(run: Run, hostile_run: Run) -> None:
+    with pytest.raises(ReportError, match="experiment"):
+        ReportPage(run.report, hostile_run.results)
+    with pytest.raises(ReportError, match="holds no experiment"):
+        ReportPage(run.report, hostile_run.store)
+    with pytest.raises(ReportError, match="no such store file"):
+        ReportPage(run.report, Path("missing.db"))
+
+
+def test_without_outputs_numbers_are_plain(run: Run) -> None:
+    page = ReportPage(run.report).html()
+    assert 'data-evidence="' not in page
+    assert parse(page).data("ms-evidence")["observations"] == []
+    assert page.count('<span class="num">') >= len(run.report.scorecards) * 4
+
+
+def test_charts_are_built_per_axis_and_for_sensitivity(run: Run) -> None:
+    figures = parse(ReportPage(run.report, run.results).html()).data("ms-figures")
+    assert [f["id"] for f in figures] == ["chart-profile-0", "chart-sensitivity"]
+    profile = figures[0]["figure"]
+    names = [trace["name"] for trace in profile["data"]]
+    assert names == ["steady", "sycophant", "sycophant: candidate boundary"]
+    line = profile["data"][1]
+    assert len(line["x"]) == len(line["error_y"]["array"]) == len(line["customdata"]) == 6
+    assert profile["layout"]["shapes"]  # the boundary is marked
+    bars = figures[1]["figure"]["data"]
+    assert [b["type"] for b in bars] == ["bar", "bar"]
+
+
+def test_hostile_text_is_escaped_everywhere(hostile_run: Run) -> None:
+    page = ReportPage(hostile_run.report, hostile_run.results).html()
+    parsed = parse(page)
+    assert parsed.handlers == []
+    assert parsed.tags.get("img") is None
+    assert parsed.tags.get("iframe") is None
+    assert len(parsed.executable) == 2  # page.js and report.js, nothing injected
+    figures = parsed.data("ms-figures")
+    names = [t["name"] for f in figures for t in f["figure"]["data"]]
+    assert all("<" not in name for name in names)
+    assert "&lt;img src=x onerror=alert(&#34;name&#34;)&gt;" in page or "&lt;img" in page
+
+
+def test_results_type_is_accepted(run: Run) -> None:
+    assert isinstance(ReportPage(run.report, run.results).results, Results)
