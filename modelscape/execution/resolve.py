@@ -7,34 +7,73 @@ A target spec is ``KIND:ARGUMENT`` or a bare reference name:
   :class:`CallableTarget` named after it;
 - a reference target: ``echo``, ``constant:TEXT``, ``random:A,B``, ``scripted:FILE``,
   ``planted:REGEX`` (see :mod:`modelscape.targets.reference`);
-- any kind registered with :func:`register_target_kind`; provider targets register theirs
-  (``openai:MODEL`` and the like) when they are added.
+- a provider target: ``openai:MODEL``, ``anthropic:MODEL``, ``openai-compatible:MODEL@URL``,
+  ``llama-cpp:PATH`` (see :mod:`modelscape.providers.names`), registered here as kinds;
+- any other kind registered with :func:`register_target_kind`.
+
+Options (a name, temperature, max_tokens, ...) reach a kind's factory as keyword arguments:
+from Python through ``resolve_target(spec, **options)``, from a file through
+:func:`load_targets`, which reads a targets.yaml: a list whose items are a target name, or a
+mapping of ``target:`` and the options::
+
+    - echo
+    - target: openai-compatible:gemma@http://127.0.0.1:8080/v1
+      name: gemma
+      temperature: 0.7
+      max_tokens: 64
 """
 
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.util
 import inspect
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from modelscape.errors import ExecutionError
 from modelscape.execution.callable import CallableTarget
 from modelscape.execution.target import Target
 
-__all__ = ["TARGET_KINDS", "load_object", "register_target_kind", "resolve_target"]
+__all__ = [
+    "TARGET_KINDS",
+    "load_object",
+    "load_targets",
+    "register_target_kind",
+    "resolve_target",
+]
 
-#: Target factories by kind; each takes the text after ``KIND:``.
-TARGET_KINDS: dict[str, Callable[[str], Target]] = {}
+#: Target factories by kind; each takes the text after ``KIND:``, and options as keywords.
+TARGET_KINDS: dict[str, Callable[..., Target]] = {}
+
+_KIND = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*")
 
 
-def register_target_kind(kind: str, factory: Callable[[str], Target]) -> None:
-    """Let ``KIND:ARGUMENT`` name a target made by ``factory(ARGUMENT)``."""
-    if not kind.isidentifier():
+def register_target_kind(kind: str, factory: Callable[..., Target]) -> None:
+    """Let ``KIND:ARGUMENT`` name a target made by ``factory(ARGUMENT, **options)``.
+
+    A kind is a plain name, hyphens allowed inside (``openai-compatible``). A factory that
+    takes no keyword arguments serves specs without options only.
+    """
+    if not _KIND.fullmatch(kind) or kind == "python":
         raise ExecutionError(f"a target kind is a plain name, not {kind!r}")
     TARGET_KINDS[kind] = factory
+
+
+def _provider(kind: str, argument: str, **options: Any) -> Target:
+    from modelscape.providers.names import provider_target
+
+    return provider_target(kind, argument, **options)
+
+
+# Provider kinds are registered here, but their modules (and aiohttp or llama-cpp-python) are
+# imported only when a target of that kind is made.
+for _kind in ("anthropic", "llama-cpp", "openai", "openai-compatible"):
+    register_target_kind(_kind, functools.partial(_provider, _kind))
 
 
 def load_object(reference: str) -> object:
@@ -90,17 +129,69 @@ def _python(argument: str) -> Target:
     raise ExecutionError(f"python:{argument} is a {type(found).__name__}, not a target or function")
 
 
-def resolve_target(spec: str) -> Target:
+def _takes_options(factory: Callable[..., Target]) -> bool:
+    try:
+        parameters = inspect.signature(factory).parameters.values()
+    except (TypeError, ValueError):
+        return False
+    return any(p.kind is p.VAR_KEYWORD for p in parameters)
+
+
+def resolve_target(spec: str, **options: Any) -> Target:
     """The target a spec names: ``python:module:function``, a reference target, or a
-    registered kind such as a provider."""
+    registered kind such as a provider, made with ``options`` (which only registered kinds
+    that take keyword arguments accept)."""
     kind, _, argument = spec.partition(":")
+    if kind in TARGET_KINDS:
+        factory = TARGET_KINDS[kind]
+        if not options:
+            return factory(argument)
+        if _takes_options(factory):
+            return factory(argument, **options)
+    if options:
+        raise ExecutionError(
+            f"target {spec!r} takes no options ({', '.join(sorted(options))}); options apply "
+            "to provider targets such as openai-compatible:MODEL@URL"
+        )
     if kind == "python":
         return _python(argument)
-    if kind in TARGET_KINDS:
-        return TARGET_KINDS[kind](argument)
     from modelscape.targets.reference import REFERENCE_TARGETS, reference_target
 
     if kind in REFERENCE_TARGETS:
         return reference_target(spec)
     known = sorted({"python", *TARGET_KINDS, *REFERENCE_TARGETS})
     raise ExecutionError(f"unknown target {spec!r}; a target starts with one of {known}")
+
+
+def load_targets(path: str | Path) -> list[Target]:
+    """The targets a targets.yaml lists: each item a target name, or a mapping of ``target``
+    (the name) and that target's options."""
+    from modelscape._yaml import load_yaml
+
+    path = Path(path)
+    try:
+        entries = load_yaml(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ExecutionError(f"{path}: cannot read the targets file: {error}") from None
+    except Exception as error:  # yaml.YAMLError, with the line and column at fault
+        raise ExecutionError(f"{path}: not valid YAML: {error}") from None
+    if not isinstance(entries, list) or not entries:
+        raise ExecutionError(
+            f"{path}: a targets file is a list of targets, each a name such as echo or a "
+            "mapping with target: and its options"
+        )
+    targets = []
+    for number, entry in enumerate(entries, start=1):
+        where = f"{path}, target {number}"
+        if isinstance(entry, str):
+            spec, options = entry, {}
+        elif isinstance(entry, dict) and isinstance(entry.get("target"), str):
+            options = {str(k): v for k, v in entry.items() if k != "target"}
+            spec = entry["target"]
+        else:
+            raise ExecutionError(f"{where}: give a target name, or a mapping with target: NAME")
+        try:
+            targets.append(resolve_target(spec, **options))
+        except ExecutionError as error:
+            raise ExecutionError(f"{where}: {error}") from None
+    return targets
