@@ -9,7 +9,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from modelscape._identity import AxisValue
-from modelscape.errors import SpecError, TemplateError
+from modelscape.errors import SpecError, TaskSpaceError, TemplateError
 from modelscape.specs.model import AnswerSpec, Condition, Correct, Range, Varied
 from modelscape.templates.lexicon import Lexicon
 from modelscape.templates.template import Template
@@ -80,7 +80,26 @@ def _read_slot(path: str, value: Any, problems: Problems) -> Lexicon | None:
             f"{', '.join(lexicons.available())} (a slot with one value is a list: [{value}])",
         )
         return None
-    if isinstance(value, Mapping) and set(value) == {"start", "stop", "step"}:
+    bounds = ("start", "stop", "step")
+    if (
+        isinstance(value, Mapping)
+        and set(value) != set(bounds)
+        and len(set(value) & set(bounds)) >= 2
+        and not all(isinstance(text, str | Mapping) for text in value.values())
+    ):
+        # numbers under start/stop are a range with a typo, not a mapping of labels to texts
+        missing = [key for key in bounds if key not in value]
+        for key in value:
+            if key not in bounds:
+                problems.add(
+                    f"{path}.{key}",
+                    f"unknown key{_nearest(key, missing or bounds)}; "
+                    "a range has start, stop and step",
+                )
+        for key in missing:
+            problems.add(path, f"a range needs {key}")
+        return None
+    if isinstance(value, Mapping) and set(value) == set(bounds):
         try:
             numbers = Range(**value).numbers()
         except (SpecError, ValidationError) as error:
@@ -325,6 +344,8 @@ def _integer(data: Mapping[str, Any], key: str, minimum: int, problems: Problems
 def read_spec(data: object, *, build: Callable[[dict[str, Any]], Template]) -> dict[str, Any]:
     """The fields of a spec read from ``data``; raises SpecError naming every problem found."""
     problems = Problems()
+    if data is None:
+        raise SpecError("the spec is empty; write at least its name, prompt and answer")
     if not isinstance(data, Mapping):
         raise SpecError(
             f"a spec is a mapping of keys such as name, prompt, slots; got {type(data).__name__}"
@@ -372,10 +393,20 @@ def read_spec(data: object, *, build: Callable[[dict[str, Any]], Template]) -> d
         problems.add("vary", "vary maps each attribute to its scale")
         raw_vary = {}
     for attribute, value in raw_vary.items():
+        before = len(problems.found)
         _check_attribute(f"vary.{attribute}", attribute, template, problems)
         varied = _read_varied(f"vary.{attribute}", value, template, str(attribute), problems)
         if varied is not None:
             vary[str(attribute)] = varied
+            if template is not None and len(problems.found) == before:
+                # the axis itself checks what the parts above cannot: a numeric scale needs
+                # increasing numbers, so `days: numeric` over text labels is caught here
+                try:
+                    template.axis(
+                        str(attribute), varied.scale, varied.values, baseline=varied.baseline
+                    )
+                except (TemplateError, TaskSpaceError) as error:
+                    problems.add(f"vary.{attribute}", str(error))
     fields["vary"] = vary
     groups: dict[str, dict[str, Condition]] = {}
     raw_groups = data.get("groups") or {}

@@ -14,7 +14,7 @@ from modelscape._identity import AxisValue
 from modelscape._model import FrozenModel
 from modelscape._yaml import load_yaml
 from modelscape.answers import Answer, json_field, text_match
-from modelscape.errors import SpecError, TemplateError
+from modelscape.errors import SpecError, TaskSpaceError, TemplateError
 from modelscape.scenario import Scenario
 from modelscape.specs.model import AnswerSpec, Condition, Correct, Varied
 from modelscape.specs.read import read_spec
@@ -203,7 +203,7 @@ class Spec(FrozenModel):
                 for attribute, varied in self.vary.items()
             ]
             space = template.space(axes, cases=self.cases, seed=self.seed)
-        except TemplateError as error:
+        except (TemplateError, TaskSpaceError) as error:
             raise SpecError(f"vary: {error}") from None
         groups: dict[str, list[str]] = {}
         for group, conditions in self.groups.items():
@@ -263,8 +263,14 @@ def _slot_data(lexicon: Lexicon, shipped: Mapping[str, Lexicon]) -> Any:
         if step > 0:
             from modelscape.specs.model import Range
 
-            candidate_range = Range(start=labels[0], stop=labels[-1], step=step)
-            if candidate_range.numbers() == labels:
+            try:
+                candidate_range = Range(start=labels[0], stop=labels[-1], step=step)
+            except SpecError:  # not a range at all, such as [0, 1, -1] or [0, 1e-9, 5]
+                return lexicon.data()
+            # compare lexicons, not numbers: 1 == 1.0, but a range of floats reads back as
+            # labels 1.0, 2.5, 4.0 with texts "1.0", ..., which is not the list [1, 2.5, 4]
+            numbers = candidate_range.numbers()
+            if len(numbers) == len(labels) and Lexicon.of(list(numbers)) == lexicon:
                 return candidate_range.model_dump()
     return lexicon.data()
 
@@ -278,6 +284,10 @@ class _Dumper(yaml.SafeDumper):
 
 
 def _represent_text(dumper: yaml.SafeDumper, text: str) -> yaml.ScalarNode:
+    if any(mark in text for mark in "\r\x85\u2028\u2029"):
+        # YAML's other line breaks survive only escaped: PyYAML writes \x85 raw in plain,
+        # quoted and block styles and reads it back as a line break, changing the text
+        return dumper.represent_scalar("tag:yaml.org,2002:str", text, style='"')
     if "\n" in text:
         return dumper.represent_scalar("tag:yaml.org,2002:str", text, style="|")
     return dumper.represent_scalar("tag:yaml.org,2002:str", text)

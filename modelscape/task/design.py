@@ -26,6 +26,9 @@ class Sweep(FrozenModel):
     def coordinates(self, space: TaskSpace[Any]) -> tuple[Coordinate, ...]:
         """The baseline first, then each axis's other values in order."""
         names = self.axes if self.axes is not None else tuple(a.name for a in space.axes)
+        if len(set(names)) != len(names):
+            # a repeated axis would repeat its coordinates, and so every call made there
+            raise TaskSpaceError(f"a Sweep names an axis twice: {list(names)}")
         baseline = space.baseline
         found = [baseline]
         for name in names:

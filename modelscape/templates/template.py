@@ -19,7 +19,7 @@ from typing import Any, TypeAlias
 
 from pydantic import PrivateAttr
 
-from modelscape._identity import AxisValue, Identity
+from modelscape._identity import AxisValue, Identity, canonical_json
 from modelscape.errors import TemplateError
 from modelscape.task.language import Attribute, Task
 from modelscape.task.prompt import Message, Prompt
@@ -114,6 +114,18 @@ class Filling(Task):
         """A copy with one slot (or the version) set to another label."""
         copy = Filling(template=self.template, values={**self.values, name: value})
         return copy.bound(self.owner)
+
+    def __eq__(self, other: object) -> bool:
+        # pydantic would also compare the bound template, an object without equality, so the
+        # same filling of two builds of one spec would differ; compare the content instead,
+        # keeping 1, 1.0 and True apart as labels
+        if not isinstance(other, Filling):
+            return NotImplemented
+        return self.template == other.template and canonical_json(self.values) == canonical_json(
+            other.values
+        )
+
+    __hash__ = None  # type: ignore[assignment]
 
 
 class Template:
@@ -254,7 +266,10 @@ class Template:
                 f"got {sorted(filling.values)}"
             )
         for slot, lexicon in self.slots.items():
-            lexicon.entry(filling.values[slot])
+            try:
+                lexicon.entry(filling.values[slot])
+            except TemplateError as error:
+                raise TemplateError(f"template {self.name!r}, slot {slot!r}: {error}") from None
         if self.versions_attribute is not None:
             version = filling.values[self.versions_attribute]
             if not any(_same(version, v) for v in self.texts):

@@ -1,0 +1,202 @@
+"""The widget's front end in headless Chromium: selecting text makes a slot, edits travel as
+messages to the Python side, and the pieces it sends back are drawn again.
+
+The browser is Debian's chromium driven by Playwright. Without it the tests skip locally, but
+under CI=true they fail, so a CI run never passes without having run them.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from modelscape.builder import Builder
+
+from .harness import harness_html, state_of
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+
+
+def _missing() -> str | None:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "the playwright package is not installed (pip install playwright)"
+    if not (Path(CHROMIUM).exists() or shutil.which("chromium")):
+        return f"no browser at {CHROMIUM} (apt-get install chromium)"
+    return None
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    reason = _missing()
+    if reason is not None:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"CI=true needs the front-end tests to run: {reason}")
+        pytest.skip(reason)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def open_builder(browser: Any, tmp_path: Path) -> Iterator[Any]:
+    pages: list[Any] = []
+    errors: list[str] = []
+
+    def open_page(builder: Builder) -> Any:
+        page = browser.new_page()
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        # the page must work offline: refuse anything that is not a local file or blob
+        page.route("http*://**", lambda route: route.abort())
+        file = tmp_path / f"harness-{len(pages)}.html"
+        file.write_text(harness_html(builder), encoding="utf-8")
+        page.goto(file.as_uri())
+        page.wait_for_function("window.ready || window.failure")
+        assert page.evaluate("window.failure || null") is None
+        pages.append(page)
+        return page
+
+    yield open_page
+    for page in pages:
+        page.close()
+    assert errors == []
+
+
+def _select(page: Any, piece: int, start: int, end: int) -> None:
+    page.evaluate(
+        """([piece, start, end]) => {
+            const node = document.querySelector(`.ms-piece[data-piece="${piece}"]`).firstChild;
+            const range = document.createRange();
+            range.setStart(node, start);
+            range.setEnd(node, end);
+            const selection = document.getSelection();
+            selection.removeAllRanges();
+            selection.addRange(range);
+        }""",
+        [piece, start, end],
+    )
+    page.wait_for_function(
+        "!document.querySelector('.ms-selection').textContent.startsWith('Select text')"
+    )
+
+
+def _deliver(page: Any, builder: Builder) -> list[dict[str, Any]]:
+    """Apply every message the page sent through the builder, then push its new state back."""
+    sent: list[dict[str, Any]] = page.evaluate("window.sent.splice(0)")
+    for message in sent:
+        builder._handle_custom_msg(message, [])
+    page.evaluate("(state) => window.push(state)", state_of(builder))
+    return sent
+
+
+def test_selecting_text_and_clicking_makes_a_slot(open_builder: Any) -> None:
+    builder = Builder("Is Paris the capital of France?", name="capitals")
+    page = open_builder(builder)
+    assert page.locator(".ms-piece").all_inner_texts() == ["Is Paris the capital of France?"]
+    _select(page, 0, 3, 8)
+    assert page.inner_text(".ms-selection") == "Selected “Paris”"
+    page.fill("input[placeholder='slot name (optional)']", "city")
+    page.click("button.ms-mark")
+    sent = _deliver(page, builder)
+    assert sent == [{"method": "mark", "args": [0, 3, 8, "city"], "kwargs": {}}]
+    assert page.locator("[data-piece]").all_inner_texts() == [
+        "Is ",
+        "{city}",
+        " the capital of France?",
+    ]
+    assert builder.draft.data["slots"] == {"city": ["Paris"]}
+    assert page.locator(".ms-slot-box[data-slot-name='city'] input").first.input_value() == "city"
+
+
+def test_a_whole_piece_selected_with_the_mouse_and_a_shipped_lexicon(open_builder: Any) -> None:
+    builder = Builder("Is {{this}} true?\n\nFacts")
+    page = open_builder(builder)
+    piece = page.locator(".ms-piece").first
+    assert piece.inner_text() == "Is {this} true?\n\nFacts"  # doubled braces show as one
+    box = piece.bounding_box()
+    page.mouse.click(box["x"] + box["width"] - 2, box["y"] + box["height"] - 4)
+    text = piece.inner_text()
+    _select(page, 0, text.index("Facts"), len(text))
+    page.select_option("select.ms-source-pick", "lexicon:tones")
+    page.click("button.ms-mark")
+    sent = _deliver(page, builder)
+    assert sent[0]["kwargs"] == {"lexicon": "tones"}
+    assert builder.pieces()[1].slot == "tones"
+    assert builder.draft.data["prompt"] == "Is {{this}} true?\n\n{tones}"
+    assert page.locator(".ms-slot").all_inner_texts() == ["{tones}"]
+
+
+def test_the_front_end_edits_values_scale_and_answer(open_builder: Any) -> None:
+    builder = Builder("Ship in 3 days?")
+    builder.mark(0, 8, 9, "days")
+    builder.range("days", 1, 5, 1)
+    page = open_builder(builder)
+    page.locator("section:has(h3:text('What varies')) select").first.select_option("numeric")
+    _deliver(page, builder)
+    assert builder.draft.data["vary"] == {"days": "numeric"}
+    page.fill("input[placeholder='field name or pattern']", "ok")
+    page.fill("input[placeholder='choices, comma separated']", "true, false")
+    page.select_option("select.ms-kind", "one")
+    page.click("button:text('Set answer')")
+    sent = _deliver(page, builder)
+    assert sent[0]["args"] == ["ok", [True, False], None]  # no choice picked yet: no correct
+    assert builder.draft.complete
+    assert page.locator(".ms-variant").count() == 5
+    assert page.inner_text(".ms-complete").startswith("Complete")
+
+
+def test_errors_from_python_are_shown(open_builder: Any) -> None:
+    builder = Builder("Hello world")
+    page = open_builder(builder)
+    page.click("button.ms-undo")
+    _deliver(page, builder)
+    assert page.inner_text(".ms-error") == "undo: nothing to take back"
+    _select(page, 0, 0, 5)
+    page.click("button.ms-mark")
+    _deliver(page, builder)
+    assert page.locator(".ms-error").count() == 0
+    assert builder.draft.data["slots"] == {"hello": ["Hello"]}
+
+
+def test_editing_a_value_per_version_sends_every_row(open_builder: Any) -> None:
+    builder = Builder.load(Path(__file__).with_name("versioned.yaml"))
+    page = open_builder(builder)
+    cell = (
+        page.locator(".ms-slot-box[data-slot-name='city'] tbody tr").nth(1).locator("input").nth(2)
+    )
+    assert cell.input_value() == "lovely Nice"
+    cell.fill("sunny Nice")
+    cell.press("Enter")
+    cell.blur()
+    (message,) = _deliver(page, builder)
+    assert message["method"] == "rows"
+    assert message["args"][1][1] == {
+        "label": "nice",
+        "big": False,
+        "text": {"neutral": "Nice", "polite": "sunny Nice"},
+    }
+    assert builder.draft.complete
+    prompts = [row["prompt"] for row in builder.preview]
+    assert prompts[1].startswith("Please, is lovely Paris big?")
+    assert (
+        page.locator(".ms-slot-box tbody tr").nth(1).locator("input").nth(2).input_value()
+        == "sunny Nice"
+    )
