@@ -116,6 +116,7 @@ class FieldAnswer:
         if not name:
             raise ModelscapeError("json_field: the field name must not be empty")
         self.field = name
+        self._last: tuple[TargetOutput, AxisValue | None] | None = None
         self._chooser = _Chooser(choices, f"json_field({name!r})")
         self.choices = self._chooser.choices
         self.identity = Identity(
@@ -128,7 +129,14 @@ class FieldAnswer:
         )
 
     def __call__(self, output: TargetOutput) -> AxisValue | None:
-        return self._chooser.pick(json_reply(output).get(self.field))
+        # The built-in measures read the same output three times in a row (correct, answered,
+        # answer change); remembering the last output read saves two JSON parses of three.
+        last = self._last
+        if last is not None and last[0] is output:
+            return last[1]
+        value = self._chooser.pick(json_reply(output).get(self.field))
+        self._last = (output, value)
+        return value
 
     def __repr__(self) -> str:
         return f"json_field({self.field!r}, choices={self.choices!r})"
@@ -143,6 +151,7 @@ class PatternAnswer:
         except re.error as error:
             raise ModelscapeError(f"text_match: invalid pattern {pattern!r}: {error}") from None
         self.pattern = pattern
+        self._last: tuple[TargetOutput, AxisValue | None] | None = None
         self._chooser = _Chooser(choices, f"text_match({pattern!r})")
         self.choices = self._chooser.choices
         self.identity = Identity(
@@ -152,11 +161,15 @@ class PatternAnswer:
         )
 
     def __call__(self, output: TargetOutput) -> AxisValue | None:
+        last = self._last
+        if last is not None and last[0] is output:
+            return last[1]
         match = self.regex.search(output.text)
-        if match is None:
-            return None
-        text = match.group(1) if self.regex.groups else match.group(0)
-        return self._chooser.pick(text)
+        value = None
+        if match is not None:
+            value = self._chooser.pick(match.group(1) if self.regex.groups else match.group(0))
+        self._last = (output, value)
+        return value
 
     def __repr__(self) -> str:
         return f"text_match({self.pattern!r}, {self.choices!r})"

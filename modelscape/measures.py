@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from modelscape._identity import AxisValue, Identity, JsonValue, canonical_json
-from modelscape._model import FrozenModel
+from modelscape._model import FrozenModel, trusted
 from modelscape.answers import Answer
 from modelscape.errors import ModelscapeError
 from modelscape.execution.target import TargetOutput
@@ -217,13 +217,15 @@ def answer_metrics(answer: Answer) -> tuple[CallableMetric, CallableMetric]:
     def correct(variant: Variant, output: TargetOutput) -> MeasureValue:
         read = answer(output)
         if variant.reference is None:
-            return MeasureValue(value=None, details={"answer": read})
+            return trusted(MeasureValue, {"value": None, "details": {"answer": read}})
         same = read is not None and _same_answer(read, variant.reference)
-        return MeasureValue(value=1.0 if same else 0.0, details={"answer": read})
+        return trusted(MeasureValue, {"value": 1.0 if same else 0.0, "details": {"answer": read}})
 
     def answered(variant: Variant, output: TargetOutput) -> MeasureValue:
         read = answer(output)
-        return MeasureValue(value=0.0 if read is None else 1.0, details={"answer": read})
+        return trusted(
+            MeasureValue, {"value": 0.0 if read is None else 1.0, "details": {"answer": read}}
+        )
 
     return (
         CallableMetric(correct, name="correct", parameters={"answer": reader}),

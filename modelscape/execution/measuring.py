@@ -15,6 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import TypeAlias, TypeVar
 
 from modelscape._identity import canonical_json
+from modelscape._model import trusted
 from modelscape.errors import ExecutionError
 from modelscape.execution.calls import run_workers
 from modelscape.execution.experiment import Experiment
@@ -78,13 +79,16 @@ async def score_point(
         where = f"observation {observation.id}"
         raise _failure("measure", measure.name, where, error) from error
     # Trusted values built here: constructing skips a second validation.
-    return PointMeasurement.model_construct(
-        id=point_id(measure_id, observation.id),
-        observation_id=observation.id,
-        measure=measure.name,
-        measure_id=measure_id,
-        value=value,
-        details=details,
+    return trusted(
+        PointMeasurement,
+        {
+            "id": point_id(measure_id, observation.id),
+            "observation_id": observation.id,
+            "measure": measure.name,
+            "measure_id": measure_id,
+            "value": value,
+            "details": details,
+        },
     )
 
 
@@ -116,15 +120,22 @@ async def measure_run(
     observations: Iterable[Observation],
     variants: dict[str, Variant],
     store: Store,
-) -> None:
-    """Compute and store every measurement of ``experiment`` that the store lacks."""
+) -> tuple[list[PointMeasurement], list[DifferenceMeasurement]]:
+    """Compute and store every measurement of ``experiment`` that the store lacks.
+
+    Returns the measurements it computed, so a caller holding the rest can build results
+    without reading them back.
+    """
     ok = [o for o in observations if o.status == "ok"]
     concurrency = experiment.execution.concurrency
+    points: list[PointMeasurement] = []
+    differences: list[DifferenceMeasurement] = []
     for measure in point_measures(experiment):
-        await _measure_points(measure, ok, variants, store, concurrency)
+        points.extend(await _measure_points(measure, ok, variants, store, concurrency))
     for difference in experiment.difference_measures:
         if isinstance(difference, CallableDifference):
-            await _measure_pairs(difference, ok, variants, store, concurrency)
+            differences.extend(await _measure_pairs(difference, ok, variants, store, concurrency))
+    return points, differences
 
 
 def pairs_of(observations: Sequence[Observation]) -> list[tuple[Observation, Observation]]:
@@ -154,21 +165,25 @@ async def _measure_points(
     variants: dict[str, Variant],
     store: Store,
     concurrency: int,
-) -> None:
+) -> list[PointMeasurement]:
     measure_id = measure.identity.id
     done = store.measured(measure_id, (o.id for o in observations))
     todo = [o for o in observations if o.id not in done]
     buffer: list[PointMeasurement] = []
+    computed: list[PointMeasurement] = []
 
     async def score(observation: Observation) -> None:
         variant = variants[observation.variant_id]
         buffer.append(await score_point(measure, measure_id, observation, variant))
         if len(buffer) >= _BATCH:
             store.save_measurements(points=buffer)
+            computed.extend(buffer)
             buffer.clear()
 
     await _each(todo, score, concurrency)
     store.save_measurements(points=buffer)
+    computed.extend(buffer)
+    return computed
 
 
 async def _measure_pairs(
@@ -177,13 +192,14 @@ async def _measure_pairs(
     variants: dict[str, Variant],
     store: Store,
     concurrency: int,
-) -> None:
+) -> list[DifferenceMeasurement]:
     measure_id = measure.identity.id
     pairs = pairs_of(observations)
     ids = [difference_id(measure_id, a.id, b.id) for a, b in pairs]
     done = store.measurement_ids(ids)
     todo = [(i, a, b) for i, (a, b) in zip(ids, pairs, strict=True) if i not in done]
     buffer: list[DifferenceMeasurement] = []
+    computed: list[DifferenceMeasurement] = []
 
     async def compare(item: tuple[str, Observation, Observation]) -> None:
         mid, first, second = item
@@ -208,7 +224,10 @@ async def _measure_pairs(
         )
         if len(buffer) >= _BATCH:
             store.save_measurements(differences=buffer)
+            computed.extend(buffer)
             buffer.clear()
 
     await _each(todo, compare, concurrency)
     store.save_measurements(differences=buffer)
+    computed.extend(buffer)
+    return computed

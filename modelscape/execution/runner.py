@@ -19,6 +19,7 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
 
+from modelscape._model import trusted
 from modelscape.errors import ExecutionError
 from modelscape.execution.calls import Redactor, call_with_retries, redact_output, run_workers
 from modelscape.execution.experiment import Experiment, PlannedObservation
@@ -27,7 +28,7 @@ from modelscape.execution.target import TargetRequest
 from modelscape.results.records import Observation, PointMeasurement
 from modelscape.results.results import Results
 from modelscape.store.memory import MemoryStore
-from modelscape.store.protocol import Store
+from modelscape.store.protocol import Store, canonical_order
 
 __all__ = ["FLUSH_INTERVAL", "FLUSH_SIZE", "Progress", "ProgressCallback", "Runner"]
 
@@ -90,31 +91,57 @@ class _Tally:
 
 class _Buffer:
     """Observations (and their point measurements) waiting to be written, flushed by size, by
-    a timer and at the end."""
+    a timer and at the end.
+
+    Writes run in a worker thread, so the event loop keeps serving calls while SQLite works
+    (a write of a few hundred rows, or a WAL checkpoint, would otherwise stall every call in
+    flight). One write runs at a time; the final flush waits for it and writes the rest.
+    """
 
     def __init__(self, store: Store) -> None:
         self.store = store
         self.pending: list[Observation] = []
         self.points: list[PointMeasurement] = []
+        self.writing: asyncio.Future[None] | None = None
 
     def add(self, observation: Observation, points: list[PointMeasurement]) -> None:
         self.pending.append(observation)
         self.points.extend(points)
         if len(self.pending) >= FLUSH_SIZE:
-            self.flush()
+            self.kick()
+
+    def _take(self) -> tuple[list[Observation], list[PointMeasurement]]:
+        batch, points = self.pending, self.points
+        self.pending, self.points = [], []
+        return batch, points
+
+    def _write(self, batch: list[Observation], points: list[PointMeasurement]) -> None:
+        if batch:
+            self.store.save_observations(batch)
+        if points:
+            self.store.save_measurements(points=points)
+
+    def kick(self) -> None:
+        """Start a background write of what is pending, unless one is still running."""
+        if (self.pending or self.points) and (self.writing is None or self.writing.done()):
+            if self.writing is not None:
+                self.writing.result()  # a failed write surfaces here, not silently
+            self.writing = asyncio.ensure_future(asyncio.to_thread(self._write, *self._take()))
 
     def flush(self) -> None:
-        if self.pending:
-            batch, self.pending = self.pending, []
-            self.store.save_observations(batch)
-        if self.points:
-            points, self.points = self.points, []
-            self.store.save_measurements(points=points)
+        """Write everything now (the store's lock waits for a background write in progress)."""
+        self._write(*self._take())
+
+    async def drain(self) -> None:
+        """Wait for the background write, then write the rest."""
+        if self.writing is not None:
+            await self.writing
+        self.flush()
 
     async def tick(self) -> None:
         while True:
             await asyncio.sleep(FLUSH_INTERVAL)
-            self.flush()
+            self.kick()
 
 
 class Runner:
@@ -163,12 +190,25 @@ class Runner:
         todo = [p for p in plan if p.id not in reused]
         tally = _Tally(len(plan), len(reused), self.on_progress)
         tally.tick(force=True)
-        fresh = await self._ask(experiment, record.id, todo, tally)
+        scored: list[PointMeasurement] = []
+        fresh = await self._ask(experiment, record.id, todo, tally, scored)
         self.last = tally.snapshot()
         tally.tick(force=True)
         every = [*reused.values(), *fresh]
-        await measure_run(experiment, every, {v.id: v for v in variants}, self.store)
-        return Results.load(self.store, record.id)
+        points, differences = await measure_run(
+            experiment, every, {v.id: v for v in variants}, self.store
+        )
+        if reused:
+            # Reused outputs have measurements in the store only: read the whole run back.
+            return Results.load(self.store, record.id)
+        # A fresh run holds every record it stored; reading them back would only cost time.
+        return Results(
+            record,
+            variants,
+            canonical_order(record, variants, fresh),
+            [*scored, *points],
+            differences,
+        )
 
     async def _ask(
         self,
@@ -176,7 +216,10 @@ class Runner:
         experiment_id: str,
         todo: list[PlannedObservation],
         tally: _Tally,
+        scored: list[PointMeasurement],
     ) -> list[Observation]:
+        """Ask for every planned observation; ``scored`` collects the point measurements made
+        while calls were in flight."""
         targets = experiment.targets
         config = experiment.execution
         rng = random.Random(f"retry:{experiment.seed}")
@@ -192,28 +235,32 @@ class Runner:
         async def worker() -> None:
             for planned in feed:
                 target = targets[planned.target]
-                request = TargetRequest.model_construct(
-                    prompt=planned.variant.prompt, seed=planned.seed, settings={}
+                request = trusted(
+                    TargetRequest,
+                    {"prompt": planned.variant.prompt, "seed": planned.seed, "settings": {}},
                 )
                 result = await call_with_retries(target, request, config, rng, retried)
                 output = result.output
                 if self.redact is not None:
                     output = redact_output(output, self.redact)
-                observation = Observation.model_construct(
-                    id=planned.id,
-                    experiment_id=experiment_id,
-                    target=target.name,
-                    target_id=target_ids[planned.target],
-                    variant_id=planned.variant.id,
-                    case=planned.variant.case,
-                    coordinate=planned.variant.coordinate,
-                    repetition=planned.repetition,
-                    seed=planned.seed,
-                    status="ok" if result.ok else "failed",
-                    output=output,
-                    attempts=result.attempts,
-                    started=result.started,
-                    duration=result.duration,
+                observation = trusted(
+                    Observation,
+                    {
+                        "id": planned.id,
+                        "experiment_id": experiment_id,
+                        "target": target.name,
+                        "target_id": target_ids[planned.target],
+                        "variant_id": planned.variant.id,
+                        "case": planned.variant.case,
+                        "coordinate": planned.variant.coordinate,
+                        "repetition": planned.repetition,
+                        "seed": planned.seed,
+                        "status": "ok" if result.ok else "failed",
+                        "output": output,
+                        "attempts": result.attempts,
+                        "started": result.started,
+                        "duration": result.duration,
+                    },
                 )
                 points = []
                 variant = planned.variant
@@ -225,6 +272,7 @@ class Runner:
                             point = await score_point(measure, measure_id, observation, variant)
                             points.append(point)
                 buffer.add(observation, points)
+                scored.extend(points)
                 arrived.append(observation)
                 tally.done += 1
                 tally.failed += not result.ok
@@ -235,9 +283,12 @@ class Runner:
             # A fixed pool of workers rather than a task per call: fewer objects, and measured
             # faster than a semaphore over ten thousand tasks (benchmarks/runner_throughput.py).
             await run_workers(min(config.concurrency, len(todo)), worker)
+            ticker.cancel()
+            await buffer.drain()
         finally:
             # Runs on success, on a target's crash and on Ctrl-C (cancellation) alike: whatever
-            # arrived is stored before the error propagates.
+            # arrived is stored before the error propagates (the store's lock orders this
+            # write after a background one still running).
             ticker.cancel()
             buffer.flush()
         return arrived

@@ -18,9 +18,11 @@ import threading
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
-from pydantic import TypeAdapter
+from pydantic import BaseModel, TypeAdapter
 
+from modelscape._model import trusted
 from modelscape.errors import StoreError
+from modelscape.execution.target import TargetOutput, Usage
 from modelscape.results.records import (
     DifferenceMeasurement,
     ExperimentRecord,
@@ -75,7 +77,31 @@ def _compact(records: Sequence[Any]) -> None:
 
 
 _VARIANTS = TypeAdapter(list[Variant])
-_OBSERVATIONS = TypeAdapter(list[Observation])
+
+
+def _defaults(model: type[BaseModel]) -> dict[str, Any]:
+    return {
+        name: field.get_default(call_default_factory=True)
+        for name, field in model.model_fields.items()
+        if not field.is_required()
+    }
+
+
+_OUTPUT_DEFAULTS = _defaults(TargetOutput)
+_USAGE_DEFAULTS = _defaults(Usage)
+_OBSERVATION_DEFAULTS = _defaults(Observation)
+
+
+def _observation(data: dict[str, Any]) -> Observation:
+    """An observation from its stored JSON, completed with defaults, without validation."""
+    output = data["output"]
+    usage = output.get("usage")
+    if usage is not None:
+        usage = trusted(Usage, {**_USAGE_DEFAULTS, **usage})
+    data["output"] = trusted(TargetOutput, {**_OUTPUT_DEFAULTS, **output, "usage": usage})
+    return trusted(Observation, {**_OBSERVATION_DEFAULTS, **data})
+
+
 _DIFFERENCES = TypeAdapter(list[DifferenceMeasurement])
 
 
@@ -293,8 +319,7 @@ class SQLiteStore:
             "ON v.id = e.variant_id WHERE e.experiment_id = ? ORDER BY e.position",
             (experiment_id,),
         )
-        observations = self._records(
-            _OBSERVATIONS,
+        observations = self._observations(
             "SELECT o.record FROM experiment_observations AS e JOIN observations AS o "
             "ON o.id = e.observation_id WHERE e.experiment_id = ?",
             (experiment_id,),
@@ -349,6 +374,20 @@ class SQLiteStore:
                 found.extend(adapter.validate_json(_array(rows)))
         return found
 
+    def _observations(self, sql: str, parameters: Sequence[Any]) -> list[Observation]:
+        """Observations this store wrote itself, built without validating them again.
+
+        Their JSON is parsed a block at a time and every record is completed with the field
+        defaults of this release, which is what validation would add; validating hundreds of
+        thousands of outputs again would dominate the time of ``Results.load``.
+        """
+        found: list[Observation] = []
+        with self._lock:
+            cursor = self._connection.execute(sql, parameters)
+            while rows := cursor.fetchmany(_BLOCK):
+                found.extend(_observation(data) for data in json.loads(_array(rows)))
+        return found
+
     def _points(self, wanted: Sequence[str], members: set[str]) -> list[PointMeasurement]:
         """The point measurements of some measures on some observations.
 
@@ -356,8 +395,6 @@ class SQLiteStore:
         this store wrote itself: each becomes exactly what ``model_construct`` would make,
         at a fraction of its cost, all sharing one set of field names.
         """
-        fields = set(PointMeasurement.model_fields)
-        new, assign = object.__new__, object.__setattr__
         found: list[PointMeasurement] = []
         with self._lock:
             cursor = self._connection.execute(
@@ -369,18 +406,22 @@ class SQLiteStore:
             while rows := cursor.fetchmany(_BLOCK):
                 rows = [row for row in rows if row[3] in members]
                 details = json.loads("[" + ",".join(r[5] or "null" for r in rows) + "]")
-                for (mid, measure, measure_id, first, value, _), detail in zip(
-                    rows, details, strict=True
-                ):
-                    point = new(PointMeasurement)
-                    assign(point, "__dict__", {
-                        "id": mid, "observation_id": first, "measure": measure,
-                        "measure_id": measure_id, "value": value, "details": detail,
-                    })  # fmt: skip
-                    assign(point, "__pydantic_fields_set__", fields)
-                    assign(point, "__pydantic_extra__", None)
-                    assign(point, "__pydantic_private__", None)
-                    found.append(point)
+                found.extend(
+                    trusted(
+                        PointMeasurement,
+                        {
+                            "id": mid,
+                            "observation_id": first,
+                            "measure": measure,
+                            "measure_id": measure_id,
+                            "value": value,
+                            "details": detail,
+                        },
+                    )
+                    for (mid, measure, measure_id, first, value, _), detail in zip(
+                        rows, details, strict=True
+                    )
+                )
         return found
 
     def close(self) -> None:

@@ -137,8 +137,8 @@ def test_resolve_reference_and_registered_kinds() -> None:
 
 
 def test_resolve_errors_name_the_problem() -> None:
-    with pytest.raises(ExecutionError, match="unknown target 'openai:gpt'"):
-        resolve_target("openai:gpt")
+    with pytest.raises(ExecutionError, match="unknown target 'nosuch:gpt'"):
+        resolve_target("nosuch:gpt")
     with pytest.raises(ExecutionError, match="cannot import"):
         resolve_target("python:no_such_module_here:thing")
     with pytest.raises(ExecutionError, match="has no 'missing'"):
