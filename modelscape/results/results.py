@@ -13,6 +13,7 @@ from numpy.typing import NDArray
 
 from modelscape._identity import AxisValue, JsonValue
 from modelscape.errors import AnalysisError
+from modelscape.results.analyses import Analyses
 from modelscape.results.records import (
     DifferenceMeasurement,
     ExperimentRecord,
@@ -24,17 +25,6 @@ from modelscape.task.coordinate import Coordinate
 from modelscape.task.space import Variant
 
 if TYPE_CHECKING:
-    from modelscape.analysis.records import (
-        AxisSensitivity,
-        BehaviorProfile,
-        Divergence,
-        MeasureAgreement,
-        Scorecard,
-        Transition,
-        VariantVariability,
-    )
-    from modelscape.answers import Answer
-    from modelscape.stats.settings import BoundaryCriterion, Inference
     from modelscape.store.protocol import Store
 
 __all__ = ["Results", "Traceable"]
@@ -56,7 +46,7 @@ def _coordinate_key(coordinate: Mapping[str, AxisValue]) -> tuple[tuple[str, Any
     return tuple(sorted((k, _key(v)) for k, v in coordinate.items()))
 
 
-class Results:
+class Results(Analyses):
     """All records of one experiment run, with the analyses defined over them.
 
     Every aggregate an analysis returns carries ``measurement_ids``; :meth:`trace` recovers the
@@ -302,142 +292,6 @@ class Results:
             measurements=tuple(measurements),
             observations=observations,
             variants=tuple(self._variant[v] for v in variant_ids),
-        )
-
-    # -- analyses (defined in modelscape.analysis) --------------------------------------------
-    def transitions(
-        self,
-        measure: str,
-        *,
-        target: str | None = None,
-        cases: Sequence[str] | None = None,
-        inference: Inference | None = None,
-    ) -> tuple[Transition, ...]:
-        """Every local transition between evaluated neighbours on ordinal and numeric axes."""
-        from modelscape.analysis.profiles import transitions
-
-        return transitions(self, measure, target=target, cases=cases, inference=inference)
-
-    def variability(
-        self, measure: str, *, target: str | None = None, inference: Inference | None = None
-    ) -> tuple[VariantVariability, ...]:
-        """Within-variant variation of every variant under one difference measure."""
-        from modelscape.analysis.profiles import variability
-
-        return variability(self, measure, target=target, inference=inference)
-
-    def profile(
-        self,
-        axis: str,
-        measure: str,
-        *,
-        target: str | None = None,
-        fixed: Mapping[str, AxisValue] | None = None,
-        cases: Sequence[str] | None = None,
-        criterion: BoundaryCriterion | None = None,
-        inference: Inference | None = None,
-    ) -> BehaviorProfile:
-        """Behaviour of one target along one axis under one difference measure."""
-        from modelscape.analysis.profiles import profile
-
-        return profile(
-            self,
-            axis,
-            measure,
-            target=target,
-            fixed=fixed,
-            cases=cases,
-            criterion=criterion,
-            inference=inference,
-        )
-
-    def profiles(
-        self,
-        axis: str,
-        measure: str,
-        *,
-        fixed: Mapping[str, AxisValue] | None = None,
-        cases: Sequence[str] | None = None,
-        criterion: BoundaryCriterion | None = None,
-        inference: Inference | None = None,
-    ) -> tuple[BehaviorProfile, ...]:
-        """One profile per target, computed identically for direct comparison."""
-        from modelscape.analysis.profiles import profiles
-
-        return profiles(
-            self, axis, measure, fixed=fixed, cases=cases, criterion=criterion, inference=inference
-        )
-
-    def sensitivity(
-        self,
-        measure: str,
-        *,
-        target: str | None = None,
-        criterion: BoundaryCriterion | None = None,
-        inference: Inference | None = None,
-    ) -> tuple[AxisSensitivity, ...]:
-        """Every axis ranked by its largest excess change around the baseline."""
-        from modelscape.analysis.profiles import sensitivity
-
-        return sensitivity(self, measure, target=target, criterion=criterion, inference=inference)
-
-    def agreement(
-        self,
-        measures: Sequence[str] | None = None,
-        *,
-        target: str | None = None,
-        criterion: BoundaryCriterion | None = None,
-        inference: Inference | None = None,
-    ) -> tuple[MeasureAgreement, ...]:
-        """Pairwise agreement of difference measures over every tested transition."""
-        from modelscape.analysis.agreement import agreement
-
-        return agreement(self, measures, target=target, criterion=criterion, inference=inference)
-
-    def scorecard(
-        self,
-        metric: str,
-        measure: str,
-        *,
-        target: str | None = None,
-        group: str = "all",
-        answered: str | None = None,
-        answer: Answer | None = None,
-        cases: Sequence[str] | None = None,
-        criterion: BoundaryCriterion | None = None,
-        inference: Inference | None = None,
-    ) -> Scorecard:
-        """Accuracy, spurious and missed change, and per-axis shifts of one target."""
-        from modelscape.analysis.scorecard import scorecard
-
-        return scorecard(
-            self,
-            metric,
-            measure,
-            target=target,
-            group=group,
-            answered=answered,
-            answer=answer,
-            cases=cases,
-            criterion=criterion,
-            inference=inference,
-        )
-
-    def divergence(
-        self,
-        measure: str,
-        first: str,
-        second: str,
-        *,
-        cases: Sequence[str] | None = None,
-        criterion: BoundaryCriterion | None = None,
-        inference: Inference | None = None,
-    ) -> Divergence:
-        """Where two targets of this experiment differ beyond the run-to-run variation of each."""
-        from modelscape.analysis.divergence import divergence
-
-        return divergence(
-            self, measure, first, second, cases=cases, criterion=criterion, inference=inference
         )
 
     def __repr__(self) -> str:
