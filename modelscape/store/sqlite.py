@@ -15,14 +15,13 @@ import json
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, TypeAdapter
+from pydantic import TypeAdapter
 
 from modelscape._model import trusted
 from modelscape.errors import StoreError
-from modelscape.execution.target import TargetOutput, Usage
 from modelscape.results.records import (
     DifferenceMeasurement,
     ExperimentRecord,
@@ -31,6 +30,15 @@ from modelscape.results.records import (
 )
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from modelscape.store.protocol import StoredRun, canonical_order
+from modelscape.store.rows import (
+    DIFFERENCES,
+    VARIANTS,
+    chunks,
+    compact,
+    json_array,
+    marks,
+    observation_of,
+)
 from modelscape.task.space import Variant
 
 __all__ = ["SQLiteStore"]
@@ -41,68 +49,6 @@ _CHUNK = 500
 _BLOCK = 20_000
 R = TypeVar("R")
 _BUSY_MS = 60_000
-
-
-def _chunks(ids: Iterable[str]) -> Iterator[list[str]]:
-    batch: list[str] = []
-    for item in ids:
-        batch.append(item)
-        if len(batch) == _CHUNK:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
-
-
-def _array(rows: list[Any]) -> str:
-    return "[" + ",".join(row[0] for row in rows) + "]"
-
-
-def _compact(records: Sequence[Any]) -> None:
-    """Let loaded records share one set of field names, which saves a third of their memory.
-
-    Every record read from the store sets every field, so each would otherwise hold an equal
-    set of its own. (Repeated short strings, such as ids and names, are shared already: pydantic
-    caches the strings it parses.) The records stay frozen and equal to what was stored.
-    """
-    if not records:
-        return
-    fields = set(records[0].__pydantic_fields_set__)
-    for record in records:
-        object.__setattr__(record, "__pydantic_fields_set__", fields)
-
-
-_VARIANTS = TypeAdapter(list[Variant])
-
-
-def _defaults(model: type[BaseModel]) -> dict[str, Any]:
-    return {
-        name: field.get_default(call_default_factory=True)
-        for name, field in model.model_fields.items()
-        if not field.is_required()
-    }
-
-
-_OUTPUT_DEFAULTS = _defaults(TargetOutput)
-_USAGE_DEFAULTS = _defaults(Usage)
-_OBSERVATION_DEFAULTS = _defaults(Observation)
-
-
-def _observation(data: dict[str, Any]) -> Observation:
-    """An observation from its stored JSON, completed with defaults, without validation."""
-    output = data["output"]
-    usage = output.get("usage")
-    if usage is not None:
-        usage = trusted(Usage, {**_USAGE_DEFAULTS, **usage})
-    data["output"] = trusted(TargetOutput, {**_OUTPUT_DEFAULTS, **output, "usage": usage})
-    return trusted(Observation, {**_OBSERVATION_DEFAULTS, **data})
-
-
-_DIFFERENCES = TypeAdapter(list[DifferenceMeasurement])
 
 
 class SQLiteStore:
@@ -249,9 +195,9 @@ class SQLiteStore:
     def observations(self, ids: Iterable[str]) -> dict[str, Observation]:
         """The stored observations among ``ids``, by id."""
         found: dict[str, Observation] = {}
-        for batch in _chunks(ids):
+        for batch in chunks(ids):
             rows = self._select(
-                f"SELECT id, record FROM observations WHERE id IN ({_marks(len(batch))})", batch
+                f"SELECT id, record FROM observations WHERE id IN ({marks(len(batch))})", batch
             )
             found.update((i, Observation.model_validate_json(r)) for i, r in rows)
         return found
@@ -259,10 +205,10 @@ class SQLiteStore:
     def measured(self, measure_id: str, observation_ids: Iterable[str]) -> set[str]:
         """The ids among ``observation_ids`` with a point measurement of ``measure_id``."""
         found: set[str] = set()
-        for batch in _chunks(observation_ids):
+        for batch in chunks(observation_ids):
             rows = self._select(
                 "SELECT observation_id FROM measurements WHERE second_id IS NULL AND "
-                f"measure_id = ? AND observation_id IN ({_marks(len(batch))})",
+                f"measure_id = ? AND observation_id IN ({marks(len(batch))})",
                 [measure_id, *batch],
             )
             found.update(r[0] for r in rows)
@@ -271,9 +217,9 @@ class SQLiteStore:
     def measurement_ids(self, ids: Iterable[str]) -> set[str]:
         """The ids among ``ids`` of stored measurements."""
         found: set[str] = set()
-        for batch in _chunks(ids):
+        for batch in chunks(ids):
             rows = self._select(
-                f"SELECT id FROM measurements WHERE id IN ({_marks(len(batch))})", batch
+                f"SELECT id FROM measurements WHERE id IN ({marks(len(batch))})", batch
             )
             found.update(r[0] for r in rows)
         return found
@@ -314,7 +260,7 @@ class SQLiteStore:
             )
         experiment = ExperimentRecord.model_validate_json(found[0][0])
         variants = self._records(
-            _VARIANTS,
+            VARIANTS,
             "SELECT v.record FROM experiment_variants AS e JOIN variants AS v "
             "ON v.id = e.variant_id WHERE e.experiment_id = ? ORDER BY e.position",
             (experiment_id,),
@@ -330,8 +276,8 @@ class SQLiteStore:
             else o.model_copy(update={"experiment_id": experiment_id})
             for o in observations
         ]
-        _compact(observations)
-        _compact([o.output for o in observations])
+        compact(observations)
+        compact([o.output for o in observations])
         coordinates: dict[str, Any] = {}
         for observation in observations:  # one coordinate dict per variant, not per output
             values = observation.__dict__
@@ -347,15 +293,15 @@ class SQLiteStore:
         if wanted:
             points = self._points(wanted, members)
             differences = self._records(
-                _DIFFERENCES,
+                DIFFERENCES,
                 "SELECT json_object('id', m.id, 'measure', m.measure, 'measure_id', m.measure_id, "
                 "'first', m.observation_id, 'second', m.second_id, 'value', m.value) "
-                f"FROM measurements AS m WHERE m.measure_id IN ({_marks(len(wanted))}) "
+                f"FROM measurements AS m WHERE m.measure_id IN ({marks(len(wanted))}) "
                 "AND m.second_id IS NOT NULL",
                 wanted,
             )
             differences = [d for d in differences if d.first in members and d.second in members]
-            _compact(differences)
+            compact(differences)
         ordered = canonical_order(experiment, variants, observations)
         return experiment, variants, ordered, points, differences
 
@@ -371,7 +317,7 @@ class SQLiteStore:
         with self._lock:
             cursor = self._connection.execute(sql, parameters)
             while rows := cursor.fetchmany(_BLOCK):
-                found.extend(adapter.validate_json(_array(rows)))
+                found.extend(adapter.validate_json(json_array(rows)))
         return found
 
     def _observations(self, sql: str, parameters: Sequence[Any]) -> list[Observation]:
@@ -385,7 +331,7 @@ class SQLiteStore:
         with self._lock:
             cursor = self._connection.execute(sql, parameters)
             while rows := cursor.fetchmany(_BLOCK):
-                found.extend(_observation(data) for data in json.loads(_array(rows)))
+                found.extend(observation_of(data) for data in json.loads(json_array(rows)))
         return found
 
     def _points(self, wanted: Sequence[str], members: set[str]) -> list[PointMeasurement]:
@@ -399,7 +345,7 @@ class SQLiteStore:
         with self._lock:
             cursor = self._connection.execute(
                 "SELECT id, measure, measure_id, observation_id, value, details FROM "
-                f"measurements WHERE measure_id IN ({_marks(len(wanted))}) "
+                f"measurements WHERE measure_id IN ({marks(len(wanted))}) "
                 "AND second_id IS NULL",
                 wanted,
             )

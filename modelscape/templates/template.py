@@ -13,7 +13,6 @@ baseline prompt exactly as it would read without that slot.
 from __future__ import annotations
 
 import random
-import string
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -25,6 +24,7 @@ from modelscape.task.language import Attribute, Task
 from modelscape.task.prompt import Message, Prompt
 from modelscape.task.space import Axis, Perturbation, Scale, TaskSpace
 from modelscape.templates.lexicon import Entry, Lexical, Lexicon
+from modelscape.templates.render import case_ids, fill, placeholders
 
 __all__ = ["Filling", "Reference", "Template", "Versions"]
 
@@ -36,26 +36,6 @@ Reference: TypeAlias = Callable[[Mapping[str, AxisValue]], AxisValue | None]
 
 def _same(left: object, right: object) -> bool:
     return type(left) is type(right) and left == right
-
-
-def _placeholders(text: str, where: str) -> list[str]:
-    """The slot names in ``text``; literal braces are doubled, as in str.format."""
-    names: list[str] = []
-    try:
-        parsed = list(string.Formatter().parse(text))
-    except ValueError as error:
-        raise TemplateError(f"{where}: {error}; write literal braces as {{{{ and }}}}") from None
-    for _, field, spec, conversion in parsed:
-        if field is None:
-            continue
-        if not field.isidentifier() or spec or conversion:
-            raise TemplateError(
-                f"{where}: {{{field}{'!' + conversion if conversion else ''}"
-                f"{':' + spec if spec else ''}}} is not a slot; a slot is a name in braces, "
-                "such as {name}, and literal braces are doubled"
-            )
-        names.append(field)
-    return names
 
 
 class Filling(Task):
@@ -199,7 +179,7 @@ class Template:
         if self.system is not None:
             pieces.append(("system prompt", self.system))
         for where, text in pieces:
-            for slot in _placeholders(text, f"template {self.name!r}, {where}"):
+            for slot in placeholders(text, f"template {self.name!r}, {where}"):
                 if slot not in self.slots:
                     raise TemplateError(
                         f"template {self.name!r}, {where}: {{{slot}}} has no slot; declare it "
@@ -290,9 +270,9 @@ class Template:
         key = version if version is not None else ""
         text = next(t for k, t in self.texts.items() if _same(k, key))
         texts = {slot: filling.entry(slot).text_in(version) for slot in self.slots}
-        system = _fill(self.system, texts) if self.system is not None else None
+        system = fill(self.system, texts) if self.system is not None else None
         return Prompt(
-            system=system or None, messages=(Message(role="user", content=_fill(text, texts)),)
+            system=system or None, messages=(Message(role="user", content=fill(text, texts)),)
         )
 
     # -- axes and spaces ------------------------------------------------------------------
@@ -392,7 +372,7 @@ class Template:
                 combo[name] = options[digit]
             combos.append({name: combo[name] for name, _ in choices})
         varying = [name for (name, options) in choices if len(options) > 1]
-        ids = _case_ids(combos, varying)
+        ids = case_ids(combos, varying)
         seeds = {case: self.filling(combo) for case, combo in zip(ids, combos, strict=True)}
         return TaskSpace(seeds, axes, _TemplateRealizer(self))
 
@@ -420,36 +400,3 @@ class _TemplateRealizer:
 
     def __call__(self, task: Filling) -> Prompt:
         return self.template.render(task)
-
-
-def _case_ids(combos: Sequence[Mapping[str, AxisValue]], varying: Sequence[str]) -> list[str]:
-    """Readable case ids from the labels that vary between seeds, or numbers when too long."""
-    if not varying:
-        return ["case"] if len(combos) == 1 else [f"case-{i + 1}" for i in range(len(combos))]
-    ids = [" / ".join(str(combo[name]) for name in varying) for combo in combos]
-    if len(set(ids)) == len(ids) and all(0 < len(i) <= 64 for i in ids):
-        return ids
-    width = len(str(len(combos)))
-    return [f"case-{i + 1:0{width}d}" for i in range(len(combos))]
-
-
-def _fill(text: str, texts: Mapping[str, str]) -> str:
-    """Substitute slots line by line, dropping lines that only held slots and render empty."""
-    lines: list[str] = []
-    for line in text.split("\n"):
-        parsed = list(string.Formatter().parse(line)) if ("{" in line or "}" in line) else None
-        if parsed is None:
-            lines.append(line)
-            continue
-        literal = "".join(part for part, _, _, _ in parsed)
-        rendered = "".join(
-            part + (texts[field] if field is not None else "") for part, field, _, _ in parsed
-        )
-        has_slot = any(field is not None for _, field, _, _ in parsed)
-        if has_slot and not literal.strip() and not rendered.strip():
-            continue
-        lines.append(rendered)
-    result = "\n".join(lines)
-    while "\n\n\n" in result:
-        result = result.replace("\n\n\n", "\n\n")
-    return result.strip("\n")
