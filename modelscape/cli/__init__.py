@@ -44,11 +44,13 @@ def main() -> None:
 
 def _register() -> None:
     from modelscape.cli import execution, page, report, review
+    from modelscape.cli import site as site_commands
 
     review.register(main)
     execution.register(main)
     report.register(main)
     page.register(main)
+    site_commands.register(main)
 
 
 _register()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from modelscape.cli import main
@@ -29,12 +30,11 @@ def test_page_of_a_report_with_its_store(tmp_path: Path, run: Run) -> None:
     assert len(evidence["observations"]) == len(run.results.observations)
 
 
-def test_page_default_output_name(tmp_path: Path) -> None:
-    runner = CliRunner()
-    with runner.isolated_filesystem(temp_dir=tmp_path):
-        result = runner.invoke(main, ["page", "return-window"])
-        assert result.exit_code == 0, result.output
-        assert Path("return-window.html").exists()
+def test_page_default_output_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["page", "return-window"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "return-window.html").exists()
 
 
 def test_page_errors_are_one_line(tmp_path: Path, run: Run) -> None:

@@ -1,0 +1,85 @@
+"""The ``build``, ``serve`` and ``init`` commands: a content folder as a static site."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+__all__ = ["register"]
+
+_CONTENT = click.argument(
+    "content", default="content", type=click.Path(file_okay=False, path_type=Path)
+)
+_OUTPUT = click.option(
+    "-o",
+    "--output",
+    default="site",
+    show_default=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    help="The folder the site is written to.",
+)
+
+
+@click.command()
+@_CONTENT
+@_OUTPUT
+@click.option(
+    "--base-url",
+    help="The address the site is published at (https://USER.github.io/PROJECT/); "
+    "the sitemap and the 404 page need it. Overrides site.yaml.",
+)
+@click.option("--strict", is_flag=True, help="Fail on any warning (broken link, missing store).")
+@click.option("--force", is_flag=True, help="Render every page, even the unchanged ones.")
+def build(content: Path, output: Path, base_url: str | None, strict: bool, force: bool) -> None:
+    """Build the static site of CONTENT (default: ./content) into --output.
+
+    CONTENT holds site.yaml, pages/*.md, specs/*.yaml and runs/NAME/ folders (report.json,
+    store.db, README.md). Only pages whose inputs changed since the last build are rendered.
+    """
+    from modelscape.site import build_site
+
+    result = build_site(content, output, base_url=base_url, strict=strict, force=force)
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
+    click.echo(result.summary())
+    click.echo(f"open {(output / 'index.html').resolve().as_uri()}")
+
+
+@click.command()
+@_CONTENT
+@_OUTPUT
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+def serve(content: Path, output: Path, port: int) -> None:
+    """Preview the site of CONTENT on 127.0.0.1, rebuilt and reloaded on every change."""
+    from modelscape.site import BuildResult, serve_site
+
+    def report(outcome: BuildResult | Exception) -> None:
+        if isinstance(outcome, Exception):
+            click.echo(f"error: {outcome}", err=True)
+            return
+        for warning in outcome.warnings:
+            click.echo(f"warning: {warning}", err=True)
+        click.echo(outcome.summary())
+
+    click.echo(f"serving {output} at http://127.0.0.1:{port}/ (Ctrl-C stops)")
+    serve_site(content, output, port=port, on_build=report)
+
+
+@click.command()
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--title", help="The site's title (default: the folder's name).")
+def init(folder: Path, title: str | None) -> None:
+    """Create a site project in FOLDER: settings, a page, a spec, and a Pages workflow."""
+    from modelscape.site import init_site
+
+    for path in init_site(folder, title=title):
+        click.echo(f"wrote {path}")
+    click.echo(f"next: modelscape build {folder} -o {folder / 'site'}")
+
+
+def register(main: click.Group) -> None:
+    """Add the ``build``, ``serve`` and ``init`` commands to the ``modelscape`` group."""
+    main.add_command(build)
+    main.add_command(serve)
+    main.add_command(init)

@@ -1,0 +1,284 @@
+"""``modelscape build``: a content folder rendered into a static site, incrementally.
+
+The build first plans every output file with the hash of what it is made from (see
+:mod:`modelscape.site.manifest`), then renders only the outputs whose hash changed or whose
+file is missing, removes the files of outputs that no longer exist, and rewrites the search
+index and sitemap. Every link of every page is checked against the files of the site.
+
+Site layout::
+
+    index.html                 the leaderboard
+    scenarios/NAME.html        a scenario: its runs, then every variant to review
+    reports/RUN.html           a run's report; every number opens its outputs
+    models/NAME.html           a model's scorecards, reported versions and usage
+    PAGE.html                  each markdown page of content/pages
+    search.html, 404.html      search (offline), and the page for missing addresses
+    assets/                    shared stylesheet, plotting bundle, theme files, search index
+    sitemap.xml, .nojekyll     for crawlers, and so GitHub Pages serves the files as they are
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from modelscape import __version__
+from modelscape.errors import ModelscapeError
+from modelscape.pages.page import PLOTLY_FILE, PLOTLY_LICENSE, STYLESHEET
+from modelscape.report.report import Report
+from modelscape.site.catalog import Catalog, RunSummary
+from modelscape.site.config import SiteError
+from modelscape.site.content import Content, FileHashes, discover
+from modelscape.site.manifest import (
+    Manifest,
+    OutputRecord,
+    broken_links,
+    links_of,
+    search_index,
+    sitemap,
+)
+from modelscape.site.pagesource import PageMaker
+from modelscape.site.render import ASSETS
+from modelscape.site.theme import Theme
+
+__all__ = ["BuildResult", "Job", "build_site"]
+
+#: Generated files that are not pages of the sitemap.
+_UNLISTED = {"404.html", "search.html"}
+
+
+@dataclass(frozen=True)
+class Job:
+    """One output to make: its site path, the hash of its inputs, and how to make it.
+
+    ``make`` returns the file's content and, for pages, their search entry (title and text).
+    """
+
+    path: str
+    digest: str
+    make: Callable[[], tuple[str | bytes, str | None, str]]
+
+
+@dataclass
+class BuildResult:
+    """What a build did: the pages rendered and reused, the files removed, and the warnings."""
+
+    output: Path
+    rendered: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def pages(self) -> int:
+        """The number of HTML pages the site holds."""
+        return sum(1 for p in (*self.rendered, *self.reused) if p.endswith(".html"))
+
+    def summary(self) -> str:
+        """One line for the command line."""
+        return (
+            f"built {self.output}: {self.pages} pages, {len(self.rendered)} files written, "
+            f"{len(self.reused)} unchanged, {len(self.removed)} removed, "
+            f"{len(self.warnings)} warning{'s' if len(self.warnings) != 1 else ''} "
+            f"in {self.seconds:.2f} s"
+        )
+
+
+def digest_of(*parts: Any) -> str:
+    """A short hash of JSON-able parts."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
+def _summaries(
+    content: Content, hashes: FileHashes, manifest: Manifest, warnings: list[str]
+) -> tuple[dict[str, RunSummary], dict[str, str], dict[str, Report], dict[str, dict[str, Any]]]:
+    """Every run's summary (from the manifest when its report is unchanged), its key, the
+    reports loaded on the way, and the summaries to keep for the next build."""
+    runs: dict[str, RunSummary] = {}
+    keys: dict[str, str] = {}
+    loaded: dict[str, Report] = {}
+    kept: dict[str, dict[str, Any]] = {}
+    for run in content.runs:
+        key = f"{run.name}:{hashes(run.report)}"
+        cached = manifest.summaries.get(key)
+        if cached is not None:
+            summary = RunSummary.model_validate(cached)
+        else:
+            try:
+                report = Report.load(run.report)
+            except ModelscapeError as error:
+                warnings.append(f"{run.report}: skipped: {error}")
+                continue
+            loaded[run.name] = report
+            summary = RunSummary.of(report, run.name)
+        runs[run.name] = summary
+        keys[run.name] = key
+        kept[key] = cached if cached is not None else summary.model_dump(mode="json")
+    return runs, keys, loaded, kept
+
+
+def _plan(
+    content: Content, theme: Theme, hashes: FileHashes, manifest: Manifest, warnings: list[str]
+) -> tuple[list[Job], dict[str, dict[str, Any]]]:
+    runs, keys, loaded, kept = _summaries(content, hashes, manifest, warnings)
+    catalog = Catalog(runs, content.specs)
+    maker = PageMaker(content, theme, catalog, loaded, warnings)
+    base = (__version__, theme.digest, content.config.model_dump(mode="json"))
+    jobs: list[Job] = []
+
+    def copy(path: str, source: Path) -> None:
+        jobs.append(Job(path, hashes(source), lambda: (source.read_bytes(), None, "")))
+
+    for name, source in theme.static.items():
+        copy(f"{ASSETS}/{name}", source)
+    for name in (STYLESHEET, PLOTLY_FILE, PLOTLY_LICENSE):
+        copy(f"{ASSETS}/{name}", maker.shared_asset(name))
+    for path, source in content.files.items():
+        copy(path, source)
+
+    slugs = (catalog.scenario_pages, catalog.model_pages, catalog.run_pages)
+    jobs.append(
+        Job("index.html", digest_of(base, "index", sorted(keys.values()), slugs), maker.index)
+    )
+    for name, page in catalog.scenario_pages.items():
+        spec = maker.spec_of(name)
+        spec_inputs = (spec.name, hashes(spec)) if spec is not None else None
+        scenario_runs = sorted(keys[r.run] for r in catalog.by_scenario(name))
+        jobs.append(
+            Job(
+                f"scenarios/{page}.html",
+                digest_of(base, "scenario", name, spec_inputs, scenario_runs, slugs[1:]),
+                maker.scenario(name, spec),
+            )
+        )
+    for run in content.runs:
+        if run.name not in runs:
+            continue
+        run_inputs = [hashes(f) if f is not None else None for f in (run.store, run.notes)]
+        summary = runs[run.name]
+        neighbours = (
+            catalog.scenario_pages[summary.scenario],
+            [catalog.model_pages[h.target] for h in summary.targets],
+        )
+        jobs.append(
+            Job(
+                f"reports/{catalog.run_pages[run.name]}.html",
+                digest_of(base, "report", keys[run.name], run_inputs, neighbours),
+                maker.report(run),
+            )
+        )
+    for name, page in catalog.model_pages.items():
+        model_runs = sorted(keys[e.run.run] for e in catalog.by_model(name))
+        jobs.append(
+            Job(
+                f"models/{page}.html",
+                digest_of(base, "model", name, model_runs, slugs),
+                maker.model(name),
+            )
+        )
+    for markdown in content.pages:
+        jobs.append(
+            Job(
+                markdown.output,
+                digest_of(base, "page", hashes(markdown.source)),
+                maker.markdown(markdown),
+            )
+        )
+    jobs.append(Job("search.html", digest_of(base, "search"), maker.search))
+    jobs.append(Job("404.html", digest_of(base, "404"), maker.not_found))
+    return jobs, kept
+
+
+def _write(folder: Path, path: str, data: str | bytes) -> None:
+    target = folder / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(data, str):
+        target.write_text(data, encoding="utf-8")
+    else:
+        target.write_bytes(data)
+
+
+def _generated(folder: Path, path: str, text: str, result: BuildResult) -> OutputRecord:
+    """A file made from the whole site (search index, sitemap): written only when it changed."""
+    target = folder / path
+    try:
+        same = target.read_text(encoding="utf-8") == text
+    except OSError:
+        same = False
+    (result.reused if same else result.rendered).append(path)
+    if not same:
+        _write(folder, path, text)
+    return OutputRecord(digest_of(text))
+
+
+def build_site(
+    content: str | Path,
+    output: str | Path = "site",
+    *,
+    base_url: str | None = None,
+    strict: bool = False,
+    force: bool = False,
+) -> BuildResult:
+    """Render the content folder ``content`` into the site folder ``output``.
+
+    Only outputs whose inputs changed since the last build are rendered (``force`` renders
+    everything). ``base_url`` (the site's public address) overrides ``site.yaml``'s. With
+    ``strict``, any warning (a broken link, a run without its store or spec) raises a
+    :class:`SiteError` after the build, listing them all.
+    """
+    started = time.perf_counter()
+    root, folder = Path(content), Path(output)
+    if root.resolve() == folder.resolve() or root.resolve().is_relative_to(folder.resolve()):
+        raise SiteError(f"the output folder {folder} must not contain the content folder {root}")
+    found = discover(root, base_url=base_url)
+    site_theme = root / found.config.theme if found.config.theme else None
+    theme = Theme(site_theme)
+    manifest = Manifest() if force else Manifest.load(folder)
+    hashes = FileHashes(manifest.files)
+    result = BuildResult(folder, warnings=list(found.warnings))
+    jobs, summaries = _plan(found, theme, hashes, manifest, result.warnings)
+    folder.mkdir(parents=True, exist_ok=True)
+    records: dict[str, OutputRecord] = {}
+    for job in jobs:
+        known = manifest.outputs.get(job.path)
+        if known is not None and known.digest == job.digest and (folder / job.path).exists():
+            records[job.path] = known
+            result.reused.append(job.path)
+            result.warnings.extend(known.warnings)
+            continue
+        before = len(result.warnings)
+        data, title, text = job.make()
+        _write(folder, job.path, data)
+        links = links_of(data) if isinstance(data, str) and job.path.endswith(".html") else []
+        met = result.warnings[before:]
+        records[job.path] = OutputRecord(job.digest, links, title, text, met)
+        result.rendered.append(job.path)
+    generated = {f"{ASSETS}/search-index.js", "sitemap.xml", ".nojekyll"}
+    for path in sorted(set(manifest.outputs) - set(records) - generated):
+        (folder / path).unlink(missing_ok=True)
+        result.removed.append(path)
+    pages = [p for p in records if p.endswith(".html") and p not in _UNLISTED]
+    config = found.config
+    records[f"{ASSETS}/search-index.js"] = _generated(
+        folder, f"{ASSETS}/search-index.js", search_index(records), result
+    )
+    records["sitemap.xml"] = _generated(
+        folder, "sitemap.xml", sitemap(pages, config.base_url), result
+    )
+    records[".nojekyll"] = _generated(folder, ".nojekyll", "", result)
+    result.warnings.extend(broken_links(records, config.base_path))
+    Manifest(records, hashes.seen, summaries).save(folder)
+    result.seconds = time.perf_counter() - started
+    if strict and result.warnings:
+        raise SiteError(
+            f"{len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''} "
+            "(--strict):\n  - " + "\n  - ".join(result.warnings)
+        )
+    return result

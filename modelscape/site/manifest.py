@@ -1,0 +1,175 @@
+"""The build manifest, and the site-wide files made from it: search index, sitemap, link check.
+
+The manifest (``.modelscape-manifest.json`` in the output folder) maps each output file to the
+hash of everything it was made from (its input files, the theme, the site settings and the
+modelscape version), with the links it holds and its search entry. A rebuild renders only the
+outputs whose hash changed, and reuses the rest of the record: the search index, the sitemap
+and the link check cover every page without reading any page back.
+It also keeps the hash of every input file by size and modification time, and a summary of
+each report by the hash of its file, so a rebuild with nothing changed reads almost nothing.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from modelscape import __version__
+
+__all__ = [
+    "MANIFEST",
+    "Manifest",
+    "OutputRecord",
+    "broken_links",
+    "links_of",
+    "search_index",
+    "sitemap",
+]
+
+#: The manifest's file name inside the output folder.
+MANIFEST = ".modelscape-manifest.json"
+_FORMAT = 1
+_LINK = re.compile(r"""\s(?:href|src)="([^"]*)\"""")
+
+
+@dataclass
+class OutputRecord:
+    """One output file: its input hash, the site paths it links to, its search entry, and the
+    warnings met while making it (repeated by every build that reuses it)."""
+
+    digest: str
+    links: list[str] = field(default_factory=list)
+    title: str | None = None
+    text: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+    def data(self) -> dict[str, Any]:
+        """The record as JSON data."""
+        entry: dict[str, Any] = {"digest": self.digest}
+        if self.links:
+            entry["links"] = self.links
+        if self.title is not None:
+            entry["title"] = self.title
+            entry["text"] = self.text
+        if self.warnings:
+            entry["warnings"] = self.warnings
+        return entry
+
+
+@dataclass
+class Manifest:
+    """What the last build made, and the caches a rebuild starts from."""
+
+    outputs: dict[str, OutputRecord] = field(default_factory=dict)
+    files: dict[str, list[object]] = field(default_factory=dict)
+    summaries: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, folder: Path) -> Manifest:
+        """The manifest of an output folder; empty if missing, unreadable or from another
+        modelscape version (then everything is rendered again)."""
+        try:
+            data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return cls()
+        if data.get("format") != _FORMAT or data.get("modelscape") != __version__:
+            return cls()
+        outputs = {
+            path: OutputRecord(
+                str(entry["digest"]),
+                list(entry.get("links", [])),
+                entry.get("title"),
+                str(entry.get("text", "")),
+                list(entry.get("warnings", [])),
+            )
+            for path, entry in data.get("outputs", {}).items()
+        }
+        return cls(outputs, dict(data.get("files", {})), dict(data.get("summaries", {})))
+
+    def save(self, folder: Path) -> None:
+        """Write the manifest (atomically: a crash leaves the old one or the new one)."""
+        data = {
+            "format": _FORMAT,
+            "modelscape": __version__,
+            "outputs": {path: record.data() for path, record in sorted(self.outputs.items())},
+            "files": self.files,
+            "summaries": self.summaries,
+        }
+        temporary = folder / (MANIFEST + ".tmp")
+        temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+        os.replace(temporary, folder / MANIFEST)
+
+
+def links_of(page: str) -> list[str]:
+    """Every ``href`` and ``src`` of an HTML page, in order, each once."""
+    return list(dict.fromkeys(html.unescape(link) for link in _LINK.findall(page)))
+
+
+def _resolve(page: str, link: str, base_path: str) -> str | None:
+    """The site path a link of ``page`` points to, or None if it leaves the site."""
+    parts = urlsplit(link)
+    if parts.scheme or parts.netloc or not parts.path:
+        return None  # another site, mailto:, data:, or a fragment of this page
+    path = unquote(parts.path)
+    if path.startswith("/"):
+        if not path.startswith(base_path):
+            return "\0" + path  # an absolute path outside the site: always broken
+        path = path[len(base_path) :]
+    else:
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(page), path))
+    if path == "." or path.endswith("/"):
+        path = posixpath.join(path, "index.html")
+    return path
+
+
+def broken_links(outputs: dict[str, OutputRecord], base_path: str) -> list[str]:
+    """Warnings for links of any output that point at no file of the site."""
+    warnings = []
+    for page, record in sorted(outputs.items()):
+        for link in record.links:
+            target = _resolve(page, link, base_path)
+            if target is not None and target not in outputs:
+                warnings.append(f"{page}: broken link {link!r} (no {target.lstrip(chr(0))})")
+    return warnings
+
+
+def search_index(outputs: dict[str, OutputRecord]) -> str:
+    """The search index as a script that sets ``window.MODELSCAPE_SEARCH``.
+
+    A script rather than JSON, so the search page loads it with ``<script src>``, which works
+    from ``file://`` where ``fetch`` of a local JSON file is refused.
+    """
+    pages = [
+        {"url": path, "title": record.title, "text": record.text}
+        for path, record in sorted(outputs.items())
+        if record.title is not None
+    ]
+    text = json.dumps({"pages": pages}, ensure_ascii=False, separators=(",", ":"))
+    # The JSON sits in a script file, not in HTML, but "</" is still escaped so that nothing in
+    # it could ever end a script element if the index were inlined.
+    return "window.MODELSCAPE_SEARCH = " + text.replace("</", "<\\/") + ";\n"
+
+
+def sitemap(paths: list[str], base_url: str | None) -> str:
+    """``sitemap.xml`` of the given pages: absolute with a base URL, relative without one."""
+
+    def location(path: str) -> str:
+        if base_url is None:
+            return path
+        return base_url + ("" if path == "index.html" else path)
+
+    entries = "".join(
+        f"  <url><loc>{html.escape(location(p))}</loc></url>\n" for p in sorted(paths)
+    )
+    return (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
+        f"{entries}</urlset>\n"
+    )

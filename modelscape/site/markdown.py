@@ -1,0 +1,126 @@
+"""Markdown pages: CommonMark (with tables) to HTML, raw HTML off.
+
+Raw HTML in a page is shown as text, never passed through, so a page can be written by anyone
+without opening a hole in the site's policy. A page may start with front matter (``title:``,
+``description:``) between ``---`` lines; without a title, the first heading is the title.
+Relative links to other markdown files (``about.md``) become links to their pages
+(``about.html``), so pages link to each other the same way on GitHub and on the site.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from modelscape._yaml import load_yaml
+from modelscape.site.config import SiteError
+
+__all__ = ["Markdown", "parse_markdown", "render_markdown"]
+
+_FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.DOTALL)
+_TAGS = re.compile(r"<[^>]+>")
+
+
+@dataclass(frozen=True)
+class Markdown:
+    """A rendered markdown document: title, description, HTML body and plain text."""
+
+    title: str
+    description: str
+    html: str
+    text: str
+
+
+@cache
+def _parser() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": False, "typographer": False}).enable("table")
+
+
+def _relink(tokens: list[Token]) -> None:
+    """Point relative ``.md`` links at the pages they become."""
+    for token in tokens:
+        if token.children:
+            _relink(token.children)
+        if token.type != "link_open":
+            continue
+        href = str(token.attrGet("href") or "")
+        parts = urlsplit(href)
+        if parts.scheme or parts.netloc or not parts.path.endswith(".md"):
+            continue
+        fragment = f"#{parts.fragment}" if parts.fragment else ""
+        token.attrSet("href", parts.path[: -len(".md")] + ".html" + fragment)
+
+
+def _relative(url: str) -> bool:
+    parts = urlsplit(url)
+    return not (parts.scheme or parts.netloc) and bool(parts.path)
+
+
+def _unlink(tokens: list[Token]) -> None:
+    """Turn relative links and images into their text: for documents shown away from the
+    folder their links point into (a run's README.md on its report page)."""
+    for token in tokens:
+        if not token.children:
+            continue
+        kept: list[Token] = []
+        dropped_links = 0
+        for child in token.children:
+            if child.type == "link_open" and _relative(str(child.attrGet("href") or "")):
+                dropped_links += 1
+                continue
+            if child.type == "link_close" and dropped_links:
+                dropped_links -= 1
+                continue
+            if child.type == "image" and _relative(str(child.attrGet("src") or "")):
+                child = Token("text", "", 0, content=child.content)
+            kept.append(child)
+        token.children = kept
+
+
+def render_markdown(text: str, *, local_links: bool = True) -> str:
+    """Markdown text as HTML (raw HTML escaped, ``.md`` links turned into page links).
+
+    With ``local_links=False`` (a document shown inside another page), relative links and
+    images become plain text and headings step down two levels.
+    """
+    parser = _parser()
+    tokens = parser.parse(text)
+    if local_links:
+        _relink(tokens)
+    else:
+        _unlink(tokens)
+        # Shown inside a page's own section (under an h2), its headings step down to match.
+        for token in tokens:
+            if token.type in ("heading_open", "heading_close"):
+                token.tag = f"h{min(int(token.tag[1]) + 2, 6)}"
+    return str(parser.renderer.render(tokens, parser.options, {}))
+
+
+def parse_markdown(path: Path, *, local_links: bool = True) -> Markdown:
+    """A markdown page with its front matter, title and plain text (for the search index)."""
+    source = path.read_text(encoding="utf-8")
+    meta: dict[str, object] = {}
+    match = _FRONT.match(source)
+    if match:
+        try:
+            loaded = load_yaml(match.group(1)) or {}
+        except Exception as error:
+            raise SiteError(f"{path}: invalid front matter: {error}") from None
+        if not isinstance(loaded, dict) or set(loaded) - {"title", "description"}:
+            raise SiteError(f"{path}: front matter holds title: and description: only")
+        meta = loaded
+        source = source[match.end() :]
+    title = str(meta.get("title") or "")
+    if not title:
+        heading = re.search(r"^#\s+(.+?)\s*#*\s*$", source, re.MULTILINE)
+        title = heading.group(1) if heading else path.stem.replace("-", " ").capitalize()
+    body = render_markdown(source, local_links=local_links)
+    plain = html.unescape(" ".join(_TAGS.sub(" ", body).split()))
+    return Markdown(title, str(meta.get("description") or ""), body, plain)

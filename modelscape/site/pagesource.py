@@ -1,0 +1,177 @@
+"""How each page of the site is made: from the catalog and content to HTML and a search entry.
+
+:class:`PageMaker` hands the build one function per page; the build calls it only when the
+page's inputs changed, so a report is read, its store opened and its page rendered only then.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from importlib import resources
+from pathlib import Path
+
+from modelscape.errors import ModelscapeError
+from modelscape.pages import Page
+from modelscape.report.report import Report
+from modelscape.site.catalog import Catalog
+from modelscape.site.content import Content, PageSource, RunFolder
+from modelscape.site.markdown import Markdown, parse_markdown
+from modelscape.site.render import Frame, render
+from modelscape.site.theme import Theme
+from modelscape.site.views import (
+    IndexPage,
+    MarkdownPage,
+    ModelPage,
+    NotFoundPage,
+    RunsPage,
+    SearchPage,
+    SiteReportPage,
+    SiteScenarioPage,
+)
+from modelscape.specs import available, load_spec, shipped_path
+
+__all__ = ["Made", "PageMaker", "search_text"]
+
+#: A made output: its content, and its search title and text (no title: not searchable).
+Made = tuple[str | bytes, str | None, str]
+
+# The search index keeps the start of a page's text as written (the snippet a result shows),
+# then only the words of the rest not seen yet: enough to find a page by any word it holds,
+# at a fraction of the size. Beyond _TEXT_LIMIT characters, text is left out.
+_SNIPPET = 400
+_TEXT_LIMIT = 3000
+
+
+def search_text(text: str) -> str:
+    """A page's text as the search index keeps it: a snippet, then its other words once each."""
+    if len(text) <= _SNIPPET:
+        return text
+    cut = text.rfind(" ", 0, _SNIPPET)
+    head, rest = (text[:cut], text[cut:]) if cut > 0 else (text[:_SNIPPET], text[_SNIPPET:])
+    seen = {word.lower() for word in head.split()}
+    words = []
+    for word in rest.split():
+        if word.lower() not in seen:
+            seen.add(word.lower())
+            words.append(word)
+    return (head + " … " + " ".join(words))[:_TEXT_LIMIT]
+
+
+class PageMaker:
+    """Makes the pages of one build; warnings met while making them go to ``warnings``."""
+
+    def __init__(
+        self,
+        content: Content,
+        theme: Theme,
+        catalog: Catalog,
+        loaded: dict[str, Report],
+        warnings: list[str],
+    ) -> None:
+        self.content = content
+        self.theme = theme
+        self.catalog = catalog
+        self.loaded = loaded
+        self.warnings = warnings
+        for run in catalog.runs.values():
+            if self.spec_of(run.scenario) is None:
+                warnings.append(
+                    f"{content.root / 'runs' / run.run}: its spec {run.scenario!r} is missing: "
+                    f"add it to {content.root / 'specs'} to show the scenario's variants"
+                )
+
+    def _page(self, page: Page, path: str, frame: Frame | None = None) -> str:
+        config = self.content.config
+        return render(page, self.theme.environment, frame or Frame.at(config, path))
+
+    @staticmethod
+    def shared_asset(name: str) -> Path:
+        """A file of the shared page assets (stylesheet, plotting bundle, its license)."""
+        return Path(str(resources.files("modelscape.pages") / "assets" / name))
+
+    def spec_of(self, scenario: str) -> Path | None:
+        """The spec of a scenario: the content's, else a shipped spec of that name."""
+        if scenario in self.content.specs:
+            return self.content.specs[scenario]
+        if scenario in available():
+            return shipped_path(scenario)
+        return None
+
+    # -- pages -----------------------------------------------------------------------------------
+    def index(self) -> Made:
+        """The leaderboard."""
+        config = self.content.config
+        page = IndexPage(self.catalog, config.title, config.description)
+        models = " ".join(self.catalog.model_pages)
+        return self._page(page, "index.html"), config.title, f"{config.description} {models}"
+
+    def scenario(self, name: str, spec: Path | None) -> Callable[[], Made]:
+        """The page of one scenario: its review page with its runs, or its runs alone."""
+        path = f"scenarios/{self.catalog.scenario_pages[name]}.html"
+
+        def make() -> Made:
+            page: Page = RunsPage(name, self.catalog)
+            description = ""
+            if spec is not None:
+                try:
+                    scenario = load_spec(spec).scenario()
+                except ModelscapeError as error:
+                    self.warnings.append(f"{spec}: cannot show scenario {name!r}: {error}")
+                else:
+                    page = SiteScenarioPage(scenario, self.catalog)
+                    description = scenario.description
+            return self._page(page, path), f"Scenario {name}", description
+
+        return make
+
+    def report(self, run: RunFolder) -> Callable[[], Made]:
+        """The report page of one run, with its outputs when its store is there."""
+        path = f"reports/{self.catalog.run_pages[run.name]}.html"
+
+        def make() -> Made:
+            report = self.loaded.get(run.name) or Report.load(run.report)
+            notes = parse_markdown(run.notes, local_links=False) if run.notes is not None else None
+            try:
+                page = SiteReportPage(
+                    report, run.store, run=run.name, notes=notes, catalog=self.catalog
+                )
+            except ModelscapeError as error:
+                self.warnings.append(f"{run.store}: outputs not attached: {error}")
+                page = SiteReportPage(report, None, run=run.name, notes=notes, catalog=self.catalog)
+            text = " ".join([report.description, "models:", *report.targets, "run:", run.name])
+            return self._page(page, path), f"Report: {report.scenario} · {run.name}", text
+
+        return make
+
+    def model(self, name: str) -> Callable[[], Made]:
+        """The page of one model."""
+        path = f"models/{self.catalog.model_pages[name]}.html"
+
+        def make() -> Made:
+            entries = self.catalog.by_model(name)
+            reported = sorted({m for e in entries for m in e.headline.models})
+            scenarios = sorted({e.run.scenario for e in entries})
+            text = " ".join(["scenarios:", *scenarios, "reported:", *reported])
+            return self._page(ModelPage(name, self.catalog), path), f"Model {name}", text
+
+        return make
+
+    def markdown(self, source: PageSource) -> Callable[[], Made]:
+        """The page of one markdown file."""
+
+        def make() -> Made:
+            document: Markdown = parse_markdown(source.source)
+            html = self._page(MarkdownPage(document), source.output)
+            return html, document.title, search_text(document.text)
+
+        return make
+
+    def search(self) -> Made:
+        """The search page (not itself in the index)."""
+        return self._page(SearchPage(), "search.html"), None, ""
+
+    def not_found(self) -> Made:
+        """The 404 page: served at any depth, so it links from the site's root path."""
+        config = self.content.config
+        root = config.base_path if config.base_url else ""
+        return self._page(NotFoundPage(), "404.html", Frame(config, "404.html", root)), None, ""

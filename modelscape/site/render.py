@@ -1,0 +1,140 @@
+"""Rendering one page of the site: the page's template, framed by the site, with its policy.
+
+Site pages are :class:`~modelscape.pages.Page` objects rendered through the theme's template
+environment, with the site's frame added (title, navigation, the relative path back to the
+site's root) and the shared assets referenced instead of inlined: one stylesheet and one
+plotting bundle serve every page.
+
+The Content-Security-Policy of a site page allows its inline scripts by hash, as a single page
+does, and the site's own files by ``'self'``. Opened from ``file://``, some browsers give the
+page an opaque origin that ``'self'`` does not match, so ``file:`` is allowed too; an HTTP(S)
+page can never load ``file:`` URLs, so that adds nothing when the site is served.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jinja2
+from markupsafe import Markup
+
+from modelscape import __version__
+from modelscape.pages.page import (
+    PLOTLY_FILE,
+    PLOTLY_VERSION,
+    STYLESHEET,
+    Page,
+    asset_text,
+)
+from modelscape.site.config import SiteConfig
+
+__all__ = ["ASSETS", "Frame", "policy", "relative_root", "render"]
+
+#: The folder of the site that holds shared assets and theme static files.
+ASSETS = "assets"
+#: Site scripts every page loads (from the theme's static files).
+SITE_SCRIPTS: tuple[str, ...] = ("site.js",)
+
+
+def relative_root(path: str) -> str:
+    """The relative URL from a page at ``path`` back to the site's root (``""``, ``"../"``)."""
+    return "../" * path.count("/")
+
+
+def _hash(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def policy(inline_scripts: Sequence[str], *, charts: bool, serve: bool = False) -> str:
+    """The policy of a site page: its inline scripts by hash, its site files by origin.
+
+    ``charts``: Plotly fills an empty ``<style>`` element through the CSS object model, which
+    the hash of the empty text allows. ``serve``: the reload script of ``modelscape serve``
+    polls the server, which needs ``connect-src``.
+    """
+    scripts = ["'self'", "file:", *(_hash(s) for s in inline_scripts)]
+    styles = ["'self'", "file:", *([_hash("")] if charts else [])]
+    directives = [
+        "default-src 'none'",
+        f"script-src {' '.join(scripts)}",
+        f"style-src {' '.join(styles)}",
+        "img-src 'self' file: data:",
+        *(["connect-src 'self'"] if serve else []),
+        "base-uri 'none'",
+        "form-action 'none'",
+    ]
+    return "; ".join(directives)
+
+
+@dataclass(frozen=True)
+class Frame:
+    """Where a page sits in the site and what surrounds it.
+
+    ``path`` is the page's file in the site (``reports/x.html``); ``root`` is how its links
+    reach the site's root: relative (``../``), or the site's path (``/project/``) for the 404
+    page, which a server shows at any depth.
+    """
+
+    config: SiteConfig
+    path: str
+    root: str
+
+    @classmethod
+    def at(cls, config: SiteConfig, path: str) -> Frame:
+        """The frame of an ordinary page: links relative to its own place."""
+        return cls(config, path, relative_root(path))
+
+    def href(self, target: str) -> str:
+        """A link from this page to a site path (``models/x.html``) or a full URL."""
+        if "://" in target or target.startswith(("mailto:", "#")):
+            return target
+        return self.root + target
+
+    def variables(self) -> dict[str, Any]:
+        """The template variables of the site frame."""
+        config = self.config
+        navigation = [
+            {
+                "title": item.title,
+                "href": item.url if item.external else self.href(item.url),
+                "current": not item.external and item.url == self.path,
+            }
+            for item in config.navigation
+        ]
+        return {
+            "site": config,
+            "root": self.root,
+            "navigation": navigation,
+            "page_path": self.path,
+            "modelscape_version": __version__,
+        }
+
+
+def render(page: Page, env: jinja2.Environment, frame: Frame) -> str:
+    """One page of the site as HTML: the page's own variables, the frame's, shared assets."""
+    scripts = [Markup(asset_text(name)) for name in page.scripts]
+    site_scripts = [
+        frame.href(f"{ASSETS}/{name}")
+        for name in (*SITE_SCRIPTS, *getattr(page, "site_scripts", ()))
+    ]
+    variables: dict[str, Any] = {
+        "title": page.title,
+        "policy": policy([str(s) for s in scripts], charts=page.charts),
+        "style": None,
+        "scripts": scripts,
+        "site_scripts": site_scripts,
+        "assets": frame.href(ASSETS),
+        "charts": page.charts,
+        "plotly_bundle": None,
+        "plotly_file": PLOTLY_FILE,
+        "stylesheet": STYLESHEET,
+        "plotly_version": PLOTLY_VERSION,
+        **page.context(),
+        **frame.variables(),
+    }
+    return env.get_template(page.template).render(variables)

@@ -1,0 +1,142 @@
+"""``modelscape init``: a new site project, ready to build and to publish on GitHub Pages.
+
+The project holds a ``site.yaml``, an about page, one shipped spec to start from, a ``runs/``
+folder with its layout explained, and a GitHub Actions workflow that builds the site in strict
+mode and deploys it to Pages (configure-pages, upload-pages-artifact, deploy-pages). This
+repository publishes its own ``content/`` with the same workflow (:func:`pages_workflow`).
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from modelscape import __version__
+from modelscape.site.config import SiteError
+from modelscape.specs import shipped_path
+
+__all__ = ["init_site", "pages_workflow"]
+
+
+def pages_workflow(*, install: str, content: str = ".", working_directory: str = ".") -> str:
+    """A GitHub Actions workflow that builds ``content`` with modelscape and deploys to Pages.
+
+    ``install`` is the pip argument that installs modelscape (``.`` in this repository, a
+    released version elsewhere). The site is built with ``--strict`` and with the address
+    Pages gives it, so the sitemap and 404 page carry absolute links.
+    """
+    return f"""# Build the modelscape site and publish it on GitHub Pages.
+# In the repository settings, under Pages, set "Source" to "GitHub Actions".
+name: pages
+
+on:
+  push:
+    branches: [main]
+  workflow_dispatch:
+
+permissions:
+  contents: read
+  pages: write
+  id-token: write
+
+concurrency:
+  group: pages
+  cancel-in-progress: false
+
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    defaults:
+      run:
+        working-directory: {working_directory}
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.11"
+      - id: pages
+        uses: actions/configure-pages@v5
+      - run: python -m pip install {install}
+      - run: >-
+          modelscape build {content} -o site --strict
+          --base-url "${{{{ steps.pages.outputs.base_url }}}}/"
+      - uses: actions/upload-pages-artifact@v3
+        with:
+          path: {working_directory.rstrip("/")}/site
+
+  deploy:
+    needs: build
+    runs-on: ubuntu-latest
+    environment:
+      name: github-pages
+      url: ${{{{ steps.deployment.outputs.page_url }}}}
+    steps:
+      - id: deployment
+        uses: actions/deploy-pages@v4
+"""
+
+
+_SITE_YAML = """# Settings of the site (modelscape build). Unknown keys are errors.
+title: {title}
+description: Where language models change their answers, one controlled change at a time.
+# base_url: https://USER.github.io/PROJECT/   # set by the Pages workflow with --base-url
+# theme: theme                                # a folder with templates/ and static/
+navigation:
+  - {{title: Leaderboard, url: index.html}}
+  - {{title: About, url: about.html}}
+  - {{title: Search, url: search.html}}
+"""
+
+_ABOUT = """---
+title: About
+---
+# About this site
+
+This site maps where language models change their behaviour, one controlled change at a time.
+Each scenario varies a task along a few axes; each model is asked every variant several times;
+the [leaderboard](index.html) shows each model's headline numbers, and every number opens the
+report it comes from.
+"""
+
+_RUNS = """# Runs
+
+One folder per run, each holding:
+
+- `store.db`: the SQLite store of the run (`modelscape run SPEC --target ... --store store.db`);
+- `report.json`: its report (`modelscape report --store store.db -o report.json`);
+- `README.md`: how the run was made (command, versions); shown on the report page.
+"""
+
+_README = """# {title}
+
+A modelscape site. Build it with `modelscape build . -o site` (add `--strict` to fail on
+broken links or incomplete runs), or preview it with `modelscape serve .`; pushing to `main`
+publishes it on GitHub Pages through `.github/workflows/pages.yml`.
+"""
+
+
+def init_site(
+    folder: str | Path, *, title: str | None = None, spec: str = "pressure"
+) -> list[Path]:
+    """Create a site project in ``folder`` (new or empty) and return the files written."""
+    root = Path(folder)
+    if root.exists() and any(root.iterdir()):
+        raise SiteError(f"{root} is not empty: choose a new folder for the site project")
+    name = title or root.resolve().name
+    files = {
+        "site.yaml": _SITE_YAML.format(title=name),
+        "pages/about.md": _ABOUT,
+        "runs/README.md": _RUNS,
+        "README.md": _README.format(title=name),
+        ".gitignore": "site/\n",
+        ".github/workflows/pages.yml": pages_workflow(install=f"modelscape=={__version__}"),
+    }
+    written = []
+    for relative, text in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+    (root / "specs").mkdir(exist_ok=True)
+    written.append(Path(shutil.copyfile(shipped_path(spec), root / "specs" / f"{spec}.yaml")))
+    return written

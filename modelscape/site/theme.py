@@ -1,0 +1,113 @@
+"""Themes: the Jinja2 templates and static files a site is drawn with.
+
+A theme is a folder with ``templates/`` (Jinja2) and ``static/`` (copied into the site's
+``assets/``). The default theme ships inside the wheel as ``modelscape/_themes/default``; in a
+source checkout or an editable install it is the repository's ``themes/default``.
+
+A site's own theme (``theme:`` in ``site.yaml``) is tried first, template by template and file
+by file, so it can replace one template, or one block of it::
+
+    {% extends "default/base.html.j2" %}
+    {% block footer %}<footer>Our lab</footer>{% endblock %}
+
+Names resolve in this order: the site theme, the default theme, then the page templates of
+:mod:`modelscape.pages`. ``default/NAME`` always reaches the default theme and ``pages/NAME``
+the shipped page templates, so a template can extend the one it replaces.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from functools import cached_property
+from importlib import resources
+from pathlib import Path
+
+import jinja2
+
+import modelscape
+from modelscape.pages.page import environment
+from modelscape.site.config import SiteError
+
+__all__ = ["Theme", "default_theme"]
+
+
+def default_theme() -> Path:
+    """The folder of the default theme: in the installed wheel, else in the source tree."""
+    packaged = resources.files("modelscape") / "_themes" / "default"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    source = Path(modelscape.__file__).resolve().parent.parent / "themes" / "default"
+    if source.is_dir():
+        return source
+    raise SiteError(
+        "the default theme is missing: neither modelscape/_themes/default (installed wheel) "
+        f"nor {source} (source checkout) exists; reinstall modelscape"
+    )
+
+
+def _files(folder: Path) -> dict[str, Path]:
+    """Every file under ``folder`` by its relative POSIX path."""
+    if not folder.is_dir():
+        return {}
+    return {
+        path.relative_to(folder).as_posix(): path
+        for path in sorted(folder.rglob("*"))
+        if path.is_file()
+    }
+
+
+class Theme:
+    """The default theme, with a site's theme folder (if any) layered on top."""
+
+    def __init__(self, site_theme: Path | None = None) -> None:
+        if site_theme is not None and not site_theme.is_dir():
+            raise SiteError(f"theme folder {site_theme} does not exist (theme: in site.yaml)")
+        self.default = default_theme()
+        self.site = site_theme
+        self.folders = [f for f in (site_theme, self.default) if f is not None]
+
+    @cached_property
+    def environment(self) -> jinja2.Environment:
+        """The template environment: site theme, default theme, then the page templates."""
+        default = jinja2.FileSystemLoader(self.default / "templates")
+        pages = jinja2.PackageLoader("modelscape.pages", "templates")
+        loaders: list[jinja2.BaseLoader] = []
+        if self.site is not None:
+            loaders.append(jinja2.FileSystemLoader(self.site / "templates"))
+        loaders += [default, jinja2.PrefixLoader({"default": default, "pages": pages}), pages]
+        shipped = environment()
+        env = jinja2.Environment(
+            loader=jinja2.ChoiceLoader(loaders),
+            autoescape=True,
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            auto_reload=False,
+        )
+        for name in ("json_script", "pretty_json"):
+            env.filters[name] = shipped.filters[name]
+        return env
+
+    @cached_property
+    def static(self) -> dict[str, Path]:
+        """The static files by name; a site theme's file replaces the default one of its name."""
+        found: dict[str, Path] = {}
+        for folder in reversed(self.folders):
+            found.update(_files(folder / "static"))
+        return found
+
+    @cached_property
+    def digest(self) -> str:
+        """A hash of every file of every theme layer and of the page templates and assets.
+
+        It is part of every page's input hash, so editing a template re-renders every page.
+        """
+        digest = hashlib.sha256()
+        layers = [*(f for f in self.folders), Path(str(resources.files("modelscape.pages")))]
+        for layer in layers:
+            for name, path in _files(layer).items():
+                if name.endswith(".py") or "__pycache__" in name:
+                    continue
+                digest.update(f"{layer.name}/{name}\0".encode())
+                digest.update(path.read_bytes())
+        return digest.hexdigest()[:16]

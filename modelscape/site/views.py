@@ -1,0 +1,286 @@
+"""The pages of a site: the leaderboard, scenarios, reports, models, markdown, search and 404.
+
+Each is a :class:`~modelscape.pages.Page` (a template and its variables); the scenario and
+report pages extend the single-page :class:`ScenarioPage` and :class:`ReportPage` with what the
+site knows around them (the runs of a scenario, the notes of a run, links to model pages).
+Links in the variables are site paths (``models/x.html``); templates put ``root`` in front.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from markupsafe import Markup
+
+from modelscape.pages import Page, ReportPage, ScenarioPage
+from modelscape.report.report import Report
+from modelscape.report.summary import interval, number
+from modelscape.scenario import Scenario
+from modelscape.site.catalog import Catalog, Entry, RunSummary
+from modelscape.site.markdown import Markdown
+
+__all__ = [
+    "IndexPage",
+    "MarkdownPage",
+    "ModelPage",
+    "NotFoundPage",
+    "RunsPage",
+    "SearchPage",
+    "SiteReportPage",
+    "SiteScenarioPage",
+    "report_path",
+]
+
+
+def report_path(catalog: Catalog, run: str) -> str:
+    """The site path of a run's report page."""
+    return f"reports/{catalog.run_pages[run]}.html"
+
+
+def _cell(value: float | None, text: str) -> dict[str, Any]:
+    """A number as a table cell: the text shown and the value it sorts by (empty: last)."""
+    return {"text": text, "sort": "" if value is None else f"{value:.6g}"}
+
+
+def entry_row(catalog: Catalog, entry: Entry) -> dict[str, Any]:
+    """One scorecard as a row of the leaderboard or of a model page."""
+    h, run = entry.headline, entry.run
+    return {
+        "model": h.target,
+        "model_href": f"models/{catalog.model_pages[h.target]}.html",
+        "scenario": run.scenario,
+        "scenario_href": f"scenarios/{catalog.scenario_pages[run.scenario]}.html",
+        "report_href": report_path(catalog, run.run),
+        "run": run.run,
+        "created": run.created[:10],
+        "accuracy": _cell(h.accuracy, interval(h.accuracy, h.accuracy_low, h.accuracy_high)),
+        "spurious": _cell(h.spurious_change, number(h.spurious_change, 3)),
+        "missed": _cell(h.missed_change, number(h.missed_change, 3)),
+        "shifts": _cell(h.invariant_shifts, str(h.invariant_shifts)),
+        "answered": _cell(h.answered, number(h.answered)),
+        "observations": h.observations,
+    }
+
+
+def _run_row(catalog: Catalog, run: RunSummary) -> dict[str, Any]:
+    return {
+        "run": run.run,
+        "href": report_path(catalog, run.run),
+        "created": run.created[:10],
+        "version": run.version,
+        "experiment": run.experiment,
+        "repetitions": run.repetitions,
+        "rows": [entry_row(catalog, Entry(run, h)) for h in run.targets],
+    }
+
+
+class IndexPage(Page):
+    """The leaderboard: every scenario against every model, each number linking to its report."""
+
+    template = "index.html.j2"
+    scripts: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, catalog: Catalog, title: str, description: str) -> None:
+        self.catalog = catalog
+        self.site_title = title
+        self.description = description
+
+    @property
+    def title(self) -> str:
+        """The site's title."""
+        return self.site_title
+
+    def context(self) -> dict[str, Any]:
+        """Leaderboard rows, and the scenarios and models with their pages."""
+        catalog = self.catalog
+        scenarios = [
+            {
+                "name": name,
+                "href": f"scenarios/{page}.html",
+                "runs": len(catalog.by_scenario(name)),
+                "description": next(
+                    (r.description for r in catalog.by_scenario(name) if r.description), ""
+                ),
+            }
+            for name, page in catalog.scenario_pages.items()
+        ]
+        models = [
+            {"name": name, "href": f"models/{page}.html", "scenarios": len(catalog.by_model(name))}
+            for name, page in catalog.model_pages.items()
+        ]
+        return {
+            "description": self.description,
+            "rows": [entry_row(catalog, e) for e in catalog.leaderboard()],
+            "scenarios": scenarios,
+            "models": models,
+            "runs": len(catalog.runs),
+        }
+
+
+class SiteScenarioPage(ScenarioPage):
+    """A scenario's review page, with the runs of it the site holds."""
+
+    def __init__(self, scenario: Scenario, catalog: Catalog) -> None:
+        super().__init__(scenario)
+        self.catalog = catalog
+
+    def context(self) -> dict[str, Any]:
+        """The scenario page's variables, and its runs, most recent first."""
+        runs = self.catalog.by_scenario(self.scenario.name)
+        return {**super().context(), "runs": [_run_row(self.catalog, r) for r in runs]}
+
+
+class RunsPage(Page):
+    """A scenario the site has runs of but no spec for: its runs alone."""
+
+    template = "scenario-runs.html.j2"
+    scripts: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, name: str, catalog: Catalog) -> None:
+        self.name = name
+        self.catalog = catalog
+
+    @property
+    def title(self) -> str:
+        """``Scenario NAME``."""
+        return f"Scenario {self.name}"
+
+    def context(self) -> dict[str, Any]:
+        """The runs of the scenario, most recent first."""
+        runs = self.catalog.by_scenario(self.name)
+        return {
+            "name": self.name,
+            "description": next((r.description for r in runs if r.description), ""),
+            "runs": [_run_row(self.catalog, r) for r in runs],
+        }
+
+
+class SiteReportPage(ReportPage):
+    """A report's page, with the run's notes and links to its scenario and models."""
+
+    def __init__(
+        self,
+        report: Report,
+        outputs: Any,
+        *,
+        run: str,
+        notes: Markdown | None,
+        catalog: Catalog,
+    ) -> None:
+        super().__init__(report, outputs)
+        self.run = run
+        self.notes = notes
+        self.catalog = catalog
+
+    def context(self) -> dict[str, Any]:
+        """The report page's variables, and the run's notes and neighbours."""
+        catalog = self.catalog
+        return {
+            **super().context(),
+            "run": self.run,
+            "notes": Markup(self.notes.html) if self.notes else None,
+            "scenario_href": f"scenarios/{catalog.scenario_pages[self.report.scenario]}.html",
+            "model_links": [
+                {"name": t, "href": f"models/{catalog.model_pages[t]}.html"}
+                for t in self.report.targets
+                if t in catalog.model_pages
+            ],
+        }
+
+
+class ModelPage(Page):
+    """One model: its scorecards across scenarios, the versions reported, its token usage."""
+
+    template = "model.html.j2"
+    scripts: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, name: str, catalog: Catalog) -> None:
+        self.name = name
+        self.catalog = catalog
+
+    @property
+    def title(self) -> str:
+        """``Model NAME``."""
+        return f"Model {self.name}"
+
+    def context(self) -> dict[str, Any]:
+        """Scorecard rows, reported model versions and usage per run."""
+        entries = self.catalog.by_model(self.name)
+        reported: dict[str, int] = {}
+        for entry in entries:
+            for model, count in entry.headline.models.items():
+                reported[model] = reported.get(model, 0) + count
+        usage = [
+            {
+                "scenario": e.run.scenario,
+                "run": e.run.run,
+                "href": report_path(self.catalog, e.run.run),
+                "version": e.headline.version,
+                "observations": e.headline.observations,
+                "failed": e.headline.failed,
+                "input_tokens": e.headline.input_tokens,
+                "output_tokens": e.headline.output_tokens,
+                "latency": "—" if e.headline.latency is None else f"{e.headline.latency:.3f} s",
+            }
+            for e in entries
+        ]
+        return {
+            "name": self.name,
+            "rows": [entry_row(self.catalog, e) for e in entries],
+            "reported": sorted(reported.items()),
+            "usage": usage,
+            "input_tokens": sum(e.headline.input_tokens for e in entries),
+            "output_tokens": sum(e.headline.output_tokens for e in entries),
+        }
+
+
+class MarkdownPage(Page):
+    """A page the user wrote in markdown."""
+
+    template = "markdown.html.j2"
+    scripts: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, document: Markdown) -> None:
+        self.document = document
+
+    @property
+    def title(self) -> str:
+        """The page's front-matter title or first heading."""
+        return self.document.title
+
+    def context(self) -> dict[str, Any]:
+        """The page's HTML body (markdown rendered with raw HTML off)."""
+        return {"document": self.document, "body": Markup(self.document.html)}
+
+
+class SearchPage(Page):
+    """The search page: a box over an index of every page's title and text, searched offline."""
+
+    template = "search.html.j2"
+    scripts: ClassVar[tuple[str, ...]] = ()
+    site_scripts: ClassVar[tuple[str, ...]] = ("search-index.js", "search.js")
+
+    @property
+    def title(self) -> str:
+        """``Search``."""
+        return "Search"
+
+    def context(self) -> dict[str, Any]:
+        """Nothing: the index arrives as a script file."""
+        return {}
+
+
+class NotFoundPage(Page):
+    """The page a server shows for a missing address."""
+
+    template = "404.html.j2"
+    scripts: ClassVar[tuple[str, ...]] = ()
+
+    @property
+    def title(self) -> str:
+        """``Page not found``."""
+        return "Page not found"
+
+    def context(self) -> dict[str, Any]:
+        """Nothing beyond the site frame."""
+        return {}
