@@ -2,9 +2,12 @@
 
 - :mod:`~modelscape.targets.reference`: deterministic reference targets chosen by name
   (``echo``, ``constant``, ``random``, ``scripted``, ``planted``)
+- :mod:`~modelscape.targets.oracle`: ``oracle:SPEC``, which knows a scenario's correct
+  answers, with planted flips and noise in Python
 
-Provider targets (OpenAI-compatible, Anthropic) will live beside them, one module each, and
-register their prefix with :func:`modelscape.execution.resolve.register_target_kind`.
+Provider targets (OpenAI-compatible, Anthropic, local GGUF files) live in
+:mod:`modelscape.providers` and register their prefixes with
+:func:`modelscape.execution.resolve.register_target_kind`.
 """
 
 from modelscape.targets.reference import (

@@ -10,6 +10,8 @@ pipeline runs offline and a known behaviour can be planted and then found again:
 - ``scripted:FILE``: replies from a JSON or YAML mapping of prompt substrings to replies.
 - ``planted:REGEX``: a JSON reply ``{"answer": ...}`` read from the prompt by a rule; in
   Python, :class:`PlantedTarget` adds flips (answers that change when a marker appears).
+- ``oracle:SPEC``: the correct answer to every prompt of a spec (a file or a shipped name);
+  see :mod:`modelscape.targets.oracle`.
 """
 
 from __future__ import annotations
@@ -272,7 +274,16 @@ REFERENCE_TARGETS: dict[str, Callable[[str | None], Target]] = {
     ),
     "scripted": lambda argument: _script(_needs("scripted", argument)),
     "planted": lambda argument: PlantedTarget(_needs("planted", argument)),
+    "oracle": lambda argument: _oracle(_needs("oracle", argument)),
 }
+
+
+def _oracle(spec: str) -> Target:
+    # Imported here: the oracle builds on scenarios and specs, which build on this module.
+    from modelscape.specs import load_spec
+    from modelscape.targets.oracle import OracleTarget
+
+    return OracleTarget(load_spec(spec).scenario())
 
 
 def reference_target(spec: str) -> Target:

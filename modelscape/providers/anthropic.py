@@ -1,0 +1,148 @@
+"""A target for Anthropic's messages API.
+
+The request is ``POST {base}/v1/messages`` with the key in ``x-api-key`` and the API version in
+``anthropic-version``; the body holds the model, a required ``max_tokens``, an optional
+``system`` prompt apart from the messages, and the generation parameters. The reply is a list
+of content blocks (their text blocks joined make the reply), a ``stop_reason``, the ``model``
+that answered and ``usage`` in input and output tokens.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from modelscape.execution.target import TargetError, TargetOutput, TargetRequest, Usage
+from modelscape.providers.http import HttpTarget
+from modelscape.providers.options import (
+    ANTHROPIC_BASE_URL,
+    Generation,
+    check_base_url,
+    is_loopback,
+)
+
+__all__ = ["ANTHROPIC_BASE_URL", "ANTHROPIC_VERSION", "AnthropicTarget"]
+
+#: The API version every request asks for; a new one may change replies, so it is in the identity.
+ANTHROPIC_VERSION = "2023-06-01"
+#: The messages API requires a bound on the reply; this one applies when none is set.
+DEFAULT_MAX_TOKENS = 1024
+
+_FIXED = frozenset({"model", "messages", "system"})
+
+
+def _count(value: object) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+
+
+class AnthropicTarget(HttpTarget):
+    """A model behind Anthropic's messages API (or a server that speaks it).
+
+    The key is read from ``api_key_env`` (``ANTHROPIC_API_KEY`` by default) at every call; a
+    missing key is an error when the target is made unless the base URL is on this machine. The
+    API has no seed, so the seed hint is never sent and ``seed`` is not part of the identity;
+    repetitions measure the run-to-run variation. ``max_tokens`` defaults to
+    ``DEFAULT_MAX_TOKENS`` because the API requires one, and that value is in the identity.
+    """
+
+    provider = "anthropic"
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str = ANTHROPIC_BASE_URL,
+        name: str | None = None,
+        version: str = "1",
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        top_p: float | None = None,
+        stop: Sequence[str] | None = None,
+        api_key_env: str | None = "ANTHROPIC_API_KEY",
+        require_key: bool | None = None,
+        max_concurrency: int = 64,
+    ) -> None:
+        base = check_base_url(base_url, where=f"target {name or model!r}")
+        generation = Generation(
+            temperature=temperature,
+            max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
+            top_p=top_p,
+            seed=False,
+            stop=None if stop is None else tuple(stop),
+        )
+        if require_key is None:
+            require_key = api_key_env is not None and not is_loopback(base)
+        self.model = model
+        self.base_url = base
+        self.generation = generation
+        parameters = generation.identity()
+        del parameters["seed"]
+        super().__init__(
+            url=f"{base}/v1/messages",
+            name=name or model,
+            version=version,
+            parameters={
+                "base_url": base,
+                "model": model,
+                "api_version": ANTHROPIC_VERSION,
+                **parameters,
+            },
+            api_key_env=api_key_env,
+            require_key=require_key,
+            max_concurrency=max_concurrency,
+        )
+
+    def headers(self, key: str | None) -> dict[str, str]:
+        """JSON, the API version, and the key in ``x-api-key`` when there is one."""
+        headers = {"Content-Type": "application/json", "anthropic-version": ANTHROPIC_VERSION}
+        if key is not None:
+            headers["x-api-key"] = key
+        return headers
+
+    def body(self, request: TargetRequest) -> dict[str, Any]:
+        """Model, bound, system prompt, messages and the generation parameters that are set."""
+        prompt = request.prompt
+        generation = self.generation
+        body: dict[str, Any] = {
+            "model": self.model,
+            "max_tokens": generation.max_tokens,
+            "messages": [{"role": m.role, "content": m.content} for m in prompt.messages],
+        }
+        if prompt.system:
+            body["system"] = prompt.system
+        if generation.temperature is not None:
+            body["temperature"] = generation.temperature
+        if generation.top_p is not None:
+            body["top_p"] = generation.top_p
+        if generation.stop:
+            body["stop_sequences"] = list(generation.stop)
+        body.update((k, v) for k, v in request.settings.items() if k not in _FIXED)
+        return body
+
+    def output(self, payload: dict[str, Any], latency: float) -> TargetOutput:
+        """The text blocks joined, the stop reason, the reported model and token usage."""
+        content = payload.get("content")
+        if not isinstance(content, list):
+            raise TargetError(f"{self.provider} at {self.url} sent a reply without content")
+        text = "".join(
+            block["text"]
+            for block in content
+            if isinstance(block, dict)
+            and block.get("type") == "text"
+            and isinstance(block.get("text"), str)
+        )
+        usage = payload.get("usage")
+        reported = payload.get("model")
+        stop = payload.get("stop_reason")
+        return TargetOutput(
+            text=text,
+            model=reported if isinstance(reported, str) else None,
+            usage=Usage(
+                input_tokens=_count(usage.get("input_tokens")),
+                output_tokens=_count(usage.get("output_tokens")),
+            )
+            if isinstance(usage, dict)
+            else None,
+            finish_reason=stop if isinstance(stop, str) else None,
+            latency=latency,
+        )

@@ -1,0 +1,201 @@
+"""A local GGUF model run in-process through llama-cpp-python, for users without a server.
+
+Install with ``pip install 'modelscape[llama]'``. The model is loaded on the first call, once,
+and every call runs in one worker thread of its own: generation holds the CPU for seconds and
+releases the GIL, so the runner's loop stays free, and one model instance is never entered by
+two calls at once (llama.cpp contexts are not thread-safe). Calls are therefore serialized
+whatever the run's concurrency; a call that the runner times out still finishes in its thread
+before the next one starts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib
+import importlib.util
+import threading
+import time
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from modelscape._identity import Identity, JsonValue
+from modelscape.errors import ExecutionError
+from modelscape.execution.target import TargetError, TargetOutput, TargetRequest, Usage
+from modelscape.providers.options import Generation
+
+__all__ = ["LlamaCppTarget", "fingerprint"]
+
+#: Tokens of context when none is asked for.
+DEFAULT_CONTEXT = 2048
+#: A bound on each reply when none is set: llama.cpp's own default runs to the end of the context.
+DEFAULT_MAX_TOKENS = 256
+# Bytes read from each end of a model file for its fingerprint.
+_FINGERPRINT_BYTES = 4 * 1024 * 1024
+
+
+def fingerprint(path: Path) -> str:
+    """A short hash naming a model file: its size and its first and last 4 MiB.
+
+    A GGUF file starts with its metadata (architecture, quantization, tokenizer) and weights
+    follow, so two different models practically never share this; hashing a whole 40 GB model
+    to make an identity would take minutes.
+    """
+    size = path.stat().st_size
+    digest = hashlib.sha256(str(size).encode())
+    with path.open("rb") as handle:
+        digest.update(handle.read(_FINGERPRINT_BYTES))
+        handle.seek(max(0, size - _FINGERPRINT_BYTES))
+        digest.update(handle.read(_FINGERPRINT_BYTES))
+    return digest.hexdigest()[:16]
+
+
+class LlamaCppTarget:
+    """A GGUF model file run in this process by llama.cpp.
+
+    The identity holds the file's name and :func:`fingerprint` (not its path, which differs
+    between machines), the context size and the generation parameters. The reported model is
+    the file name with the llama-cpp-python version that ran it. ``threads`` sets llama.cpp's
+    CPU threads and is not part of the identity.
+    """
+
+    def __init__(
+        self,
+        path: str | Path,
+        *,
+        name: str | None = None,
+        version: str = "1",
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        top_p: float | None = None,
+        seed: bool = True,
+        stop: Sequence[str] | None = None,
+        context: int | None = None,
+        threads: int | None = None,
+    ) -> None:
+        self.path = Path(path).expanduser()
+        if not self.path.is_file():
+            raise ExecutionError(f"llama-cpp target: no model file at {self.path}")
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise ExecutionError(
+                "llama-cpp targets need llama-cpp-python: pip install 'modelscape[llama]'"
+            )
+        self.generation = Generation(
+            temperature=temperature,
+            max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
+            top_p=top_p,
+            seed=seed,
+            stop=None if stop is None else tuple(stop),
+        )
+        self.context = DEFAULT_CONTEXT if context is None else context
+        self.threads = threads
+        self._identity = Identity(
+            kind="target",
+            name=name or self.path.stem,
+            version=version,
+            parameters={
+                "provider": "llama-cpp",
+                "model": self.path.name,
+                "fingerprint": fingerprint(self.path),
+                "context": self.context,
+                **self.generation.identity(),
+            },
+        )
+        self._model: Any = None
+        self._load_lock = threading.Lock()
+        self._executor: ThreadPoolExecutor | None = None
+        self.engine = "llama-cpp-python"
+
+    @property
+    def identity(self) -> Identity:
+        """The model file's name and fingerprint, context size and generation parameters."""
+        return self._identity
+
+    @property
+    def name(self) -> str:
+        """The name results use for this target (the file's stem by default)."""
+        return self._identity.name
+
+    @property
+    def version(self) -> str:
+        """The version given by the user."""
+        return self._identity.version
+
+    @property
+    def parameters(self) -> dict[str, JsonValue]:
+        """What shapes the replies."""
+        return dict(self._identity.parameters)
+
+    def _load(self) -> Any:
+        with self._load_lock:
+            if self._model is None:
+                # Loaded by name: the extra is optional, and its types are not ours to check.
+                llama_cpp: Any = importlib.import_module("llama_cpp")
+                try:
+                    self._model = llama_cpp.Llama(
+                        model_path=str(self.path),
+                        n_ctx=self.context,
+                        n_threads=self.threads,
+                        verbose=False,
+                    )
+                except Exception as error:  # a corrupt or unsupported file: no retry helps
+                    raise TargetError(
+                        f"llama-cpp cannot load {self.path}: {error}", retryable=False
+                    ) from None
+                self.engine = f"llama-cpp-python {llama_cpp.__version__}"
+            return self._model
+
+    def _generate(self, request: TargetRequest) -> TargetOutput:
+        model = self._load()
+        prompt = request.prompt
+        messages = [{"role": "system", "content": prompt.system}] if prompt.system else []
+        messages.extend({"role": m.role, "content": m.content} for m in prompt.messages)
+        generation = self.generation
+        options: dict[str, Any] = {"max_tokens": generation.max_tokens}
+        if generation.temperature is not None:
+            options["temperature"] = generation.temperature
+        if generation.top_p is not None:
+            options["top_p"] = generation.top_p
+        if generation.seed:
+            options["seed"] = request.seed
+        if generation.stop:
+            options["stop"] = list(generation.stop)
+        started = time.perf_counter()
+        try:
+            reply = model.create_chat_completion(messages=messages, **options)
+        except ValueError as error:  # a prompt longer than the context: retrying cannot help
+            raise TargetError(f"llama-cpp: {error}", retryable=False) from None
+        latency = time.perf_counter() - started
+        choice = reply["choices"][0]
+        usage = reply.get("usage") or {}
+        return TargetOutput(
+            text=choice["message"].get("content") or "",
+            model=f"{self.path.name} ({self.engine})",
+            usage=Usage(
+                input_tokens=int(usage.get("prompt_tokens", 0)),
+                output_tokens=int(usage.get("completion_tokens", 0)),
+            ),
+            finish_reason=choice.get("finish_reason"),
+            latency=latency,
+        )
+
+    async def __call__(self, request: TargetRequest) -> TargetOutput:
+        if self._executor is None:
+            self._executor = ThreadPoolExecutor(1, thread_name_prefix="modelscape-llama")
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._generate, request)
+
+    def close(self) -> None:
+        """Free the model and its thread; the next call loads the model again."""
+        if self._executor is not None:
+            self._executor.shutdown(wait=True)
+            self._executor = None
+        with self._load_lock:
+            model, self._model = self._model, None
+        if model is not None and hasattr(model, "close"):
+            model.close()
+
+    def __repr__(self) -> str:
+        return f"LlamaCppTarget({self._identity}, path={str(self.path)!r})"

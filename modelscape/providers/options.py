@@ -1,0 +1,114 @@
+"""What a user can set on a provider target, as the CLI, a targets.yaml and Python spell it.
+
+:class:`Generation` holds the generation parameters every provider target takes; they are part
+of the target's identity, so changing any of them makes a new target whose observations are
+asked afresh. :class:`TargetOptions` adds what a targets.yaml entry may set beside them (a
+name, a version, where the key comes from, how many calls may be in flight), none of which is
+hashed except the name and version.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import Field, field_validator
+
+from modelscape._identity import JsonValue
+from modelscape._model import FrozenModel
+from modelscape.errors import ExecutionError
+
+__all__ = [
+    "ANTHROPIC_BASE_URL",
+    "OPENAI_BASE_URL",
+    "Generation",
+    "TargetOptions",
+    "check_base_url",
+    "is_loopback",
+]
+
+#: Where OpenAI's API is; ``openai:MODEL`` sends its requests there.
+OPENAI_BASE_URL = "https://api.openai.com/v1"
+#: Where Anthropic's API is; ``anthropic:MODEL`` sends its requests there.
+ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+
+
+class Generation(FrozenModel):
+    """Generation parameters sent with every request; None leaves the provider's default.
+
+    ``seed`` says whether the request's seed hint is passed on (providers that honour a seed
+    then vary by repetition yet repeat run after run; those that do not ignore it).
+    ``max_tokens`` bounds the reply's length in tokens; ``stop`` lists texts that end it.
+    """
+
+    temperature: float | None = Field(default=None, ge=0)
+    max_tokens: int | None = Field(default=None, ge=1)
+    top_p: float | None = Field(default=None, gt=0, le=1)
+    seed: bool = True
+    stop: tuple[str, ...] | None = None
+
+    @field_validator("stop", mode="before")
+    @classmethod
+    def _one_or_many(cls, value: Any) -> Any:
+        return (value,) if isinstance(value, str) else value
+
+    def identity(self) -> dict[str, JsonValue]:
+        """These parameters as they enter a target's identity."""
+        return {
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "top_p": self.top_p,
+            "seed": self.seed,
+            "stop": None if self.stop is None else list(self.stop),
+        }
+
+
+class TargetOptions(Generation):
+    """The options of one target, as a targets.yaml entry or keyword arguments give them.
+
+    ``name`` labels the target in results (by default the model's name); ``version`` is yours
+    to bump when something unnamed changes its replies. ``api_key_env`` names the environment
+    variable the key is read from at each call (the key itself is never written anywhere).
+    ``max_concurrency`` caps this target's calls in flight; within it the limit adapts to the
+    provider's 429s. ``context`` and ``threads`` apply to in-process llama.cpp models only.
+    """
+
+    name: str | None = Field(default=None, min_length=1)
+    version: str = "1"
+    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
+    max_concurrency: int = Field(default=64, ge=1, le=10_000)
+    context: int | None = Field(default=None, ge=16)
+    threads: int | None = Field(default=None, ge=1)
+
+    @property
+    def generation(self) -> Generation:
+        """Only the generation parameters."""
+        return Generation(**self.model_dump(include=set(Generation.model_fields)))
+
+
+def is_loopback(url: str) -> bool:
+    """Whether a URL's host is this machine (``localhost``, 127.0.0.0/8 or ``::1``)."""
+    host = urlsplit(url).hostname or ""
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def check_base_url(url: str, *, where: str) -> str:
+    """A base URL without a trailing slash; refuses URLs that are not http(s) or that carry a
+    user name or password (keys belong in the environment, never in an identity)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ExecutionError(f"{where}: {url!r} is not an http(s) URL")
+    if parts.username or parts.password:
+        raise ExecutionError(
+            f"{where}: the URL carries credentials; put the key in an environment variable "
+            "and name it with api_key_env"
+        )
+    if parts.query or parts.fragment:
+        raise ExecutionError(f"{where}: a base URL takes no query or fragment, not {url!r}")
+    return url.rstrip("/")
