@@ -36,4 +36,3 @@ def trusted(cls: type[ModelT], values: dict[str, Any]) -> ModelT:
     _set(instance, "__pydantic_extra__", None)
     _set(instance, "__pydantic_private__", None)
     return instance
-

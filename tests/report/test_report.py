@@ -180,7 +180,8 @@ def test_report_and_check_commands(stored: tuple[Path, Results], tmp_path: Path)
     assert failing.exit_code == 1
     assert "sycophant · all: invariant_shifts 1 misses invariant_shifts==0" in failing.output
     suite = ElementTree.parse(junit).getroot()
-    assert suite.get("tests") == "2" and suite.get("failures") == "1"
+    assert suite.get("tests") == "2"
+    assert suite.get("failures") == "1"
     missing = runner.invoke(main, ["report", "--store", str(tmp_path / "none.db")])
     assert missing.exit_code == 1
     assert "no such store file" in missing.output
