@@ -1,8 +1,9 @@
 """modelscape against Inspect AI: the same requests to the same OpenAI-compatible endpoint.
 
-A fake chat-completions server (aiohttp.web, its own process so that client CPU is measured
-cleanly) sleeps ``--latency`` seconds and returns a fixed completion. Each driver then runs in a
-fresh process of its own and sends ``--requests`` requests at ``--concurrency``:
+A fake chat-completions server (a minimal asyncio HTTP/1.1 endpoint, in its own process so that
+client CPU is measured cleanly) sleeps ``--latency`` seconds and returns a fixed completion. Each
+driver then runs in a fresh process of its own and sends ``--requests`` requests at
+``--concurrency``:
 
 - modelscape: Runner + OpenAICompatibleTarget, every output stored in a SQLite file;
 - Inspect AI: ``eval`` of a task of that many samples (generate, then match), through its
@@ -50,22 +51,62 @@ REPLY = json.dumps(
 ).encode()
 
 
+MODELS = json.dumps({"object": "list", "data": [{"id": "fake-model"}]}).encode()
+
+
+class _Endpoint(asyncio.Protocol):
+    """A minimal HTTP/1.1 keep-alive endpoint: each request is answered ``latency`` s later.
+
+    Written on asyncio's protocol layer rather than a web framework, so that the server, which
+    shares the machine's two cores with the client being measured, costs as little CPU as
+    possible: what is left is the client's own cost.
+    """
+
+    def __init__(self, latency: float) -> None:
+        self.latency = latency
+        self.buffer = b""
+        self.transport: asyncio.Transport | None = None
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = transport  # type: ignore[assignment]
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        while (end := self.buffer.find(b"\r\n\r\n")) >= 0:
+            head = self.buffer[:end].decode("latin-1")
+            length = 0
+            for line in head.split("\r\n")[1:]:
+                name, _, value = line.partition(":")
+                if name.strip().lower() == "content-length":
+                    length = int(value)
+            total = end + 4 + length
+            if len(self.buffer) < total:
+                return
+            self.buffer = self.buffer[total:]
+            body = MODELS if head.startswith("GET") else REPLY
+            response = (
+                b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                b"Content-Length: %d\r\n\r\n" % len(body)
+            ) + body
+            asyncio.get_running_loop().call_later(self.latency, self._send, response)
+
+    def _send(self, response: bytes) -> None:
+        if self.transport is not None and not self.transport.is_closing():
+            self.transport.write(response)
+
+
 def serve(port: int, latency: float) -> None:
     """The fake endpoint: every chat completion waits ``latency`` s, then says yes."""
-    from aiohttp import web
 
-    async def completion(request: web.Request) -> web.Response:
-        await request.read()
-        await asyncio.sleep(latency)
-        return web.Response(body=REPLY, content_type="application/json")
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        server = await loop.create_server(
+            lambda: _Endpoint(latency), "127.0.0.1", port, backlog=1024
+        )
+        async with server:
+            await server.serve_forever()
 
-    async def models(request: web.Request) -> web.Response:
-        return web.json_response({"object": "list", "data": [{"id": "fake-model"}]})
-
-    app = web.Application()
-    app.router.add_post("/v1/chat/completions", completion)
-    app.router.add_get("/v1/models", models)
-    web.run_app(app, host="127.0.0.1", port=port, print=None, access_log=None, backlog=1024)
+    asyncio.run(main())
 
 
 def _peak_mib() -> float:

@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple, TypeAlias
 
 from modelscape._identity import JsonValue
+from modelscape._model import trusted
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.target import Target, TargetError, TargetOutput, TargetRequest
 
@@ -110,12 +111,13 @@ def _clean(value: Any, redact: Redactor) -> Any:
 def redact_output(output: TargetOutput, redact: Redactor) -> TargetOutput:
     """``output`` with ``redact`` applied to every piece of text in it, keys of JSON included."""
     data: JsonValue = _clean(output.data, redact)
-    return output.model_copy(
-        update={
-            "text": redact(output.text),
-            "data": data,
-            "model": None if output.model is None else redact(output.model),
-            "finish_reason": None if output.finish_reason is None else redact(output.finish_reason),
-            "error": None if output.error is None else redact(output.error),
-        }
+    values = dict(output.__dict__)
+    values.update(
+        text=redact(output.text),
+        data=data,
+        model=None if output.model is None else redact(output.model),
+        finish_reason=None if output.finish_reason is None else redact(output.finish_reason),
+        error=None if output.error is None else redact(output.error),
     )
+    # Built without validating again: every value is the output's own or a redacted string.
+    return trusted(TargetOutput, values)

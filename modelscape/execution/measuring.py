@@ -120,18 +120,20 @@ async def measure_run(
     observations: Iterable[Observation],
     variants: dict[str, Variant],
     store: Store,
+    known: frozenset[str] = frozenset(),
 ) -> tuple[list[PointMeasurement], list[DifferenceMeasurement]]:
     """Compute and store every measurement of ``experiment`` that the store lacks.
 
-    Returns the measurements it computed, so a caller holding the rest can build results
-    without reading them back.
+    ``known`` holds ids of point measurements already stored by the caller (made while the
+    calls ran), which need no lookup. Returns the measurements it computed, so a caller holding
+    the rest can build results without reading them back.
     """
     ok = [o for o in observations if o.status == "ok"]
     concurrency = experiment.execution.concurrency
     points: list[PointMeasurement] = []
     differences: list[DifferenceMeasurement] = []
     for measure in point_measures(experiment):
-        points.extend(await _measure_points(measure, ok, variants, store, concurrency))
+        points.extend(await _measure_points(measure, ok, variants, store, concurrency, known))
     for difference in experiment.difference_measures:
         if isinstance(difference, CallableDifference):
             differences.extend(await _measure_pairs(difference, ok, variants, store, concurrency))
@@ -165,10 +167,12 @@ async def _measure_points(
     variants: dict[str, Variant],
     store: Store,
     concurrency: int,
+    known: frozenset[str] = frozenset(),
 ) -> list[PointMeasurement]:
     measure_id = measure.identity.id
-    done = store.measured(measure_id, (o.id for o in observations))
-    todo = [o for o in observations if o.id not in done]
+    unknown = [o for o in observations if point_id(measure_id, o.id) not in known]
+    done = store.measured(measure_id, (o.id for o in unknown)) if unknown else set()
+    todo = [o for o in unknown if o.id not in done]
     buffer: list[PointMeasurement] = []
     computed: list[PointMeasurement] = []
 

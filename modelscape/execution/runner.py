@@ -196,7 +196,11 @@ class Runner:
         tally.tick(force=True)
         every = [*reused.values(), *fresh]
         points, differences = await measure_run(
-            experiment, every, {v.id: v for v in variants}, self.store
+            experiment,
+            every,
+            {v.id: v for v in variants},
+            self.store,
+            known=frozenset(p.id for p in scored),
         )
         if reused:
             # Reused outputs have measurements in the store only: read the whole run back.
