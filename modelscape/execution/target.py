@@ -16,7 +16,7 @@ from modelscape._model import FrozenModel
 from modelscape.errors import ExecutionError
 from modelscape.task.prompt import Prompt
 
-__all__ = ["Target", "TargetError", "TargetOutput", "TargetRequest", "Usage"]
+__all__ = ["IdentifiedTarget", "Target", "TargetError", "TargetOutput", "TargetRequest", "Usage"]
 
 
 class TargetRequest(FrozenModel):
@@ -97,3 +97,35 @@ class Target(Protocol):
     def parameters(self) -> dict[str, JsonValue]: ...
 
     async def __call__(self, request: TargetRequest) -> TargetOutput: ...
+
+
+class IdentifiedTarget:
+    """What every target built here shares: an :class:`Identity` and the names read from it.
+
+    Subclasses set ``_identity`` in their constructor and define ``__call__``.
+    """
+
+    _identity: Identity
+
+    @property
+    def identity(self) -> Identity:
+        """The target's name, version and behaviour-relevant parameters (never credentials)."""
+        return self._identity
+
+    @property
+    def name(self) -> str:
+        """The name results use for this target."""
+        return self._identity.name
+
+    @property
+    def version(self) -> str:
+        """The version of the target's behaviour; change it whenever the replies could change."""
+        return self._identity.version
+
+    @property
+    def parameters(self) -> dict[str, JsonValue]:
+        """What shapes the replies, as named in the identity."""
+        return dict(self._identity.parameters)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._identity})"

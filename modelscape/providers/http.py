@@ -46,7 +46,7 @@ import aiohttp
 
 from modelscape._identity import Identity, JsonValue
 from modelscape.errors import ExecutionError
-from modelscape.execution.target import TargetError, TargetOutput, TargetRequest
+from modelscape.execution.target import IdentifiedTarget, TargetError, TargetOutput, TargetRequest
 from modelscape.providers.limiter import AdaptiveLimiter
 
 __all__ = [
@@ -155,7 +155,7 @@ def provider_message(body: bytes) -> str:
     return text[:_MESSAGE_LIMIT] or "(empty body)"
 
 
-class HttpTarget:
+class HttpTarget(IdentifiedTarget):
     """The shared half of a provider target that speaks JSON over HTTP.
 
     A subclass says where to send a request (``url``), how to write the body and headers, and
@@ -193,26 +193,6 @@ class HttpTarget:
         )
         if require_key:
             self.api_key()  # a missing key is an error now, before any call is made
-
-    @property
-    def identity(self) -> Identity:
-        """Name, version and every parameter that shapes the replies; never the key."""
-        return self._identity
-
-    @property
-    def name(self) -> str:
-        """The name results use for this target."""
-        return self._identity.name
-
-    @property
-    def version(self) -> str:
-        """The version given by the user; bump it when anything unnamed changes the replies."""
-        return self._identity.version
-
-    @property
-    def parameters(self) -> dict[str, JsonValue]:
-        """Provider, base URL, model and generation parameters."""
-        return dict(self._identity.parameters)
 
     def api_key(self) -> str | None:
         """The key from the environment now, or None when this target uses none."""

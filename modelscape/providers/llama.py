@@ -21,9 +21,15 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from modelscape._identity import Identity, JsonValue
+from modelscape._identity import Identity
 from modelscape.errors import ExecutionError
-from modelscape.execution.target import TargetError, TargetOutput, TargetRequest, Usage
+from modelscape.execution.target import (
+    IdentifiedTarget,
+    TargetError,
+    TargetOutput,
+    TargetRequest,
+    Usage,
+)
 from modelscape.providers.options import Generation
 
 __all__ = ["LlamaCppTarget", "fingerprint"]
@@ -52,7 +58,7 @@ def fingerprint(path: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-class LlamaCppTarget:
+class LlamaCppTarget(IdentifiedTarget):
     """A GGUF model file run in this process by llama.cpp.
 
     The identity holds the file's name and :func:`fingerprint` (not its path, which differs
@@ -107,26 +113,6 @@ class LlamaCppTarget:
         self._load_lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
         self.engine = "llama-cpp-python"
-
-    @property
-    def identity(self) -> Identity:
-        """The model file's name and fingerprint, context size and generation parameters."""
-        return self._identity
-
-    @property
-    def name(self) -> str:
-        """The name results use for this target (the file's stem by default)."""
-        return self._identity.name
-
-    @property
-    def version(self) -> str:
-        """The version given by the user."""
-        return self._identity.version
-
-    @property
-    def parameters(self) -> dict[str, JsonValue]:
-        """What shapes the replies."""
-        return dict(self._identity.parameters)
 
     def _load(self) -> Any:
         with self._load_lock:

@@ -27,7 +27,13 @@ from modelscape._identity import Identity, JsonValue
 from modelscape._model import FrozenModel
 from modelscape.errors import ExecutionError
 from modelscape.execution.callable import as_output
-from modelscape.execution.target import Target, TargetError, TargetOutput, TargetRequest
+from modelscape.execution.target import (
+    IdentifiedTarget,
+    Target,
+    TargetError,
+    TargetOutput,
+    TargetRequest,
+)
 
 __all__ = [
     "REFERENCE_TARGETS",
@@ -43,36 +49,13 @@ __all__ = [
 Reply: TypeAlias = str | dict[str, Any] | list[Any]
 
 
-class _ReferenceTarget:
+class _ReferenceTarget(IdentifiedTarget):
     """Name, version, parameters and identity shared by the reference targets."""
 
     def __init__(self, name: str, version: str, parameters: Mapping[str, JsonValue]) -> None:
         self._identity = Identity(
             kind="target", name=name, version=version, parameters=dict(parameters)
         )
-
-    @property
-    def identity(self) -> Identity:
-        """The target's name, version and parameters."""
-        return self._identity
-
-    @property
-    def name(self) -> str:
-        """The name results use for this target."""
-        return self._identity.name
-
-    @property
-    def version(self) -> str:
-        """The version of the target's behaviour."""
-        return self._identity.version
-
-    @property
-    def parameters(self) -> dict[str, JsonValue]:
-        """What configures the behaviour (part of the identity)."""
-        return dict(self._identity.parameters)
-
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}({self._identity})"
 
 
 class EchoTarget(_ReferenceTarget):
