@@ -186,8 +186,7 @@ class SiteServer:
         self.version += 1
         self.on_build(result)
 
-    def _watch(self) -> None:
-        seen = snapshot(self._watched(), skip=self.output)
+    def _watch(self, seen: dict[str, tuple[int, int]]) -> None:
         while not self._stop.wait(self.interval):
             now = snapshot(self._watched(), skip=self.output)
             if now != seen:
@@ -197,8 +196,11 @@ class SiteServer:
     def start(self) -> str:
         """Build once, then serve and watch in background threads; return the URL."""
         self.rebuild()
-        for target in (self._server.serve_forever, self._watch):
-            thread = threading.Thread(target=target, daemon=True)
+        # The first snapshot is taken here, not in the watcher thread: a change made right
+        # after start() returns must be seen as a change, however late the thread starts.
+        seen = snapshot(self._watched(), skip=self.output)
+        watcher = threading.Thread(target=self._watch, args=(seen,), daemon=True)
+        for thread in (threading.Thread(target=self._server.serve_forever, daemon=True), watcher):
             thread.start()
             self._threads.append(thread)
         return self.url
