@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import ValidationError
 
 from modelscape._identity import AxisValue
 from modelscape.errors import SpecError, TaskSpaceError, TemplateError
-from modelscape.specs.model import AnswerSpec, Condition, Correct, Range, Varied
+from modelscape.specs.answer import read_answer
+from modelscape.specs.model import Condition, Range, Varied
+from modelscape.specs.problems import (
+    Problems,
+    among,
+    check_attribute,
+    message,
+    nearest,
+    read_condition,
+    scalar,
+)
 from modelscape.templates.lexicon import Lexicon
 from modelscape.templates.template import Template
 
@@ -33,41 +42,6 @@ TOP_KEYS = (
 SCALES = ("nominal", "ordinal", "numeric")
 
 
-def _same(left: object, right: object) -> bool:
-    return type(left) is type(right) and left == right
-
-
-def _among(value: object, options: Sequence[object]) -> bool:
-    return any(_same(value, option) for option in options)
-
-
-def _nearest(word: object, options: Sequence[str]) -> str:
-    hint = difflib.get_close_matches(str(word), list(options), n=1)
-    return f" (did you mean {hint[0]!r}?)" if hint else ""
-
-
-def _scalar(value: object) -> bool:
-    return isinstance(value, (str, int, float, bool))
-
-
-class Problems:
-    """Collects problems, each prefixed with its path in the spec document."""
-
-    def __init__(self) -> None:
-        self.found: list[str] = []
-
-    def add(self, path: str, message: str) -> None:
-        self.found.append(f"{path}: {message}" if path else message)
-
-    def unknown_keys(self, path: str, data: Mapping[Any, Any], allowed: Sequence[str]) -> None:
-        for key in data:
-            if key not in allowed:
-                where = f"{path}.{key}" if path else str(key)
-                self.add(
-                    where, f"unknown key{_nearest(key, allowed)}; allowed: {', '.join(allowed)}"
-                )
-
-
 def _read_slot(path: str, value: Any, problems: Problems) -> Lexicon | None:
     from modelscape import lexicons
 
@@ -76,7 +50,7 @@ def _read_slot(path: str, value: Any, problems: Problems) -> Lexicon | None:
             return lexicons.get(value)
         problems.add(
             path,
-            f"unknown lexicon {value!r}{_nearest(value, lexicons.available())}; shipped lexicons: "
+            f"unknown lexicon {value!r}{nearest(value, lexicons.available())}; shipped lexicons: "
             f"{', '.join(lexicons.available())} (a slot with one value is a list: [{value}])",
         )
         return None
@@ -93,7 +67,7 @@ def _read_slot(path: str, value: Any, problems: Problems) -> Lexicon | None:
             if key not in bounds:
                 problems.add(
                     f"{path}.{key}",
-                    f"unknown key{_nearest(key, missing or bounds)}; "
+                    f"unknown key{nearest(key, missing or bounds)}; "
                     "a range has start, stop and step",
                 )
         for key in missing:
@@ -103,7 +77,7 @@ def _read_slot(path: str, value: Any, problems: Problems) -> Lexicon | None:
         try:
             numbers = Range(**value).numbers()
         except (SpecError, ValidationError) as error:
-            problems.add(path, _message(error))
+            problems.add(path, message(error))
             return None
         return Lexicon.of(list(numbers))
     if not isinstance(value, (Mapping, list)) or not value:
@@ -120,12 +94,6 @@ def _read_slot(path: str, value: Any, problems: Problems) -> Lexicon | None:
         return None
 
 
-def _message(error: Exception) -> str:
-    if isinstance(error, ValidationError):
-        return "; ".join(str(e["msg"]) for e in error.errors())
-    return str(error)
-
-
 def _read_prompt(value: Any, problems: Problems) -> str | dict[str, dict[AxisValue, str]] | None:
     if isinstance(value, str):
         return value
@@ -134,7 +102,7 @@ def _read_prompt(value: Any, problems: Problems) -> str | dict[str, dict[AxisVal
         if isinstance(attribute, str) and isinstance(versions, Mapping) and versions:
             texts: dict[AxisValue, str] = {}
             for label, text in versions.items():
-                if not _scalar(label) or not isinstance(text, str):
+                if not scalar(label) or not isinstance(text, str):
                     problems.add(
                         f"prompt.{attribute}.{label}", "each version is a label and a text"
                     )
@@ -162,7 +130,7 @@ def _read_varied(
     if scale not in SCALES:
         problems.add(
             f"{path}.scale" if "scale" in value else path,
-            f"unknown scale {scale!r}{_nearest(scale, SCALES)}; use nominal, ordinal or numeric",
+            f"unknown scale {scale!r}{nearest(scale, SCALES)}; use nominal, ordinal or numeric",
         )
         return None
     values = value.get("values")
@@ -171,12 +139,12 @@ def _read_varied(
     if template is not None and attribute in template.attributes:
         known = template.values(attribute)
     if values is not None:
-        if not isinstance(values, list) or not values or not all(_scalar(v) for v in values):
+        if not isinstance(values, list) or not values or not all(scalar(v) for v in values):
             problems.add(f"{path}.values", "values are a non-empty list of labels")
             return None
         if known is not None:
             for item in values:
-                if not _among(item, known):
+                if not among(item, known):
                     problems.add(
                         f"{path}.values",
                         f"{item!r} is not a value of {attribute!r}; values: {list(known)}",
@@ -184,151 +152,12 @@ def _read_varied(
         values = tuple(values)
     if baseline is not None:
         pool = values if values is not None else known
-        if not _scalar(baseline) or (pool is not None and not _among(baseline, pool)):
+        if not scalar(baseline) or (pool is not None and not among(baseline, pool)):
             problems.add(
                 f"{path}.baseline",
                 f"baseline {baseline!r} is not one of the values {list(pool or ())}",
             )
     return Varied(scale=scale, values=values, baseline=baseline)
-
-
-def _check_attribute(
-    path: str, attribute: object, template: Template | None, problems: Problems
-) -> bool:
-    if template is None:
-        return False
-    if not isinstance(attribute, str) or attribute not in template.attributes:
-        problems.add(
-            path,
-            f"unknown attribute {attribute!r}{_nearest(attribute, list(template.attributes))}; "
-            f"attributes: {', '.join(template.attributes)}",
-        )
-        return False
-    return True
-
-
-def _read_condition(
-    path: str, attribute: str, value: Any, template: Template | None, problems: Problems
-) -> Condition | None:
-    options = value if isinstance(value, list) else [value]
-    if not options or not all(_scalar(v) for v in options):
-        problems.add(path, "a condition is one value or a list of values")
-        return None
-    if _check_attribute(path, attribute, template, problems) and template is not None:
-        known = template.values(attribute)
-        for option in options:
-            if not _among(option, known):
-                problems.add(
-                    path, f"{option!r} is not a value of {attribute!r}; values: {list(known)}"
-                )
-    return tuple(options) if isinstance(value, list) else value
-
-
-def _read_answer(value: Any, template: Template | None, problems: Problems) -> AnswerSpec | None:
-    if not isinstance(value, Mapping):
-        problems.add(
-            "answer",
-            "give {field: NAME, choices: [...], correct: ...} or {pattern: REGEX, choices: [...]}",
-        )
-        return None
-    problems.unknown_keys("answer", value, ("field", "pattern", "choices", "correct"))
-    field, pattern = value.get("field"), value.get("pattern")
-    if (field is None) == (pattern is None):
-        problems.add(
-            "answer",
-            "give exactly one of field (a JSON reply's field) or pattern (a regular expression)",
-        )
-    for key, item in (("field", field), ("pattern", pattern)):
-        if item is not None and (not isinstance(item, str) or not item):
-            problems.add(f"answer.{key}", "must be a non-empty text")
-    if isinstance(pattern, str):
-        import re
-
-        try:
-            re.compile(pattern)
-        except re.error as error:
-            problems.add("answer.pattern", f"invalid regular expression: {error}")
-    choices = value.get("choices")
-    if not isinstance(choices, list) or not choices or not all(_scalar(c) for c in choices):
-        problems.add(
-            "answer.choices", "choices are a non-empty list of the answers a reply may give"
-        )
-        return None
-    correct = _read_correct(value.get("correct"), tuple(choices), template, problems)
-    try:
-        return AnswerSpec(field=field, pattern=pattern, choices=tuple(choices), correct=correct)
-    except ValidationError as error:
-        problems.add("answer", _message(error))
-        return None
-
-
-def _read_correct(
-    value: Any, choices: tuple[AxisValue, ...], template: Template | None, problems: Problems
-) -> Correct | None:
-    path = "answer.correct"
-
-    def check_choice(where: str, answer: Any) -> bool:
-        if not _among(answer, choices):
-            problems.add(where, f"{answer!r} is not one of the choices {list(choices)}")
-            return False
-        return True
-
-    if value is None:
-        return None
-    if _scalar(value):
-        check_choice(path, value)
-        return value  # type: ignore[no-any-return]
-    if isinstance(value, Mapping):
-        if len(value) != 1:
-            problems.add(
-                path,
-                "a mapping gives the answer per value of ONE attribute: "
-                "{attribute: {value: answer}}",
-            )
-            return None
-        ((attribute, table),) = value.items()
-        where = f"{path}.{attribute}"
-        if not isinstance(table, Mapping) or not table:
-            problems.add(where, "map each value of the attribute to its answer")
-            return None
-        if _check_attribute(where, attribute, template, problems) and template is not None:
-            known = template.values(attribute)
-            for key in table:
-                if not _among(key, known):
-                    problems.add(
-                        f"{where}.{key}",
-                        f"{key!r} is not a value of {attribute!r}; values: {list(known)}",
-                    )
-            missing = [k for k in known if not any(_same(k, t) for t in table)]
-            if missing:
-                problems.add(where, f"no answer for values {missing}")
-        for key, answer in table.items():
-            check_choice(f"{where}.{key}", answer)
-        return {str(attribute): dict(table)}
-    if isinstance(value, list) and value:
-        rows: list[dict[str, Condition]] = []
-        for index, row in enumerate(value):
-            where = f"{path}[{index}]"
-            if not isinstance(row, Mapping) or "answer" not in row:
-                problems.add(where, "a table row maps attributes to values and has an answer")
-                continue
-            clean: dict[str, Condition] = {}
-            for attribute, condition in row.items():
-                if attribute == "answer":
-                    check_choice(f"{where}.answer", condition)
-                    clean["answer"] = condition
-                    continue
-                read = _read_condition(
-                    f"{where}.{attribute}", attribute, condition, template, problems
-                )
-                if read is not None:
-                    clean[str(attribute)] = read
-            rows.append(clean)
-        return tuple(rows)
-    problems.add(
-        path, "the correct answer is one value, {attribute: {value: answer}}, or a table of rows"
-    )
-    return None
 
 
 def _integer(data: Mapping[str, Any], key: str, minimum: int, problems: Problems) -> int | None:
@@ -394,7 +223,7 @@ def read_spec(data: object, *, build: Callable[[dict[str, Any]], Template]) -> d
         raw_vary = {}
     for attribute, value in raw_vary.items():
         before = len(problems.found)
-        _check_attribute(f"vary.{attribute}", attribute, template, problems)
+        check_attribute(f"vary.{attribute}", attribute, template, problems)
         varied = _read_varied(f"vary.{attribute}", value, template, str(attribute), problems)
         if varied is not None:
             vary[str(attribute)] = varied
@@ -422,7 +251,7 @@ def read_spec(data: object, *, build: Callable[[dict[str, Any]], Template]) -> d
             continue
         clean: dict[str, Condition] = {}
         for attribute, condition in conditions.items():
-            read = _read_condition(f"{where}.{attribute}", attribute, condition, template, problems)
+            read = read_condition(f"{where}.{attribute}", attribute, condition, template, problems)
             if read is not None:
                 clean[str(attribute)] = read
         groups[str(group)] = clean
@@ -435,7 +264,7 @@ def read_spec(data: object, *, build: Callable[[dict[str, Any]], Template]) -> d
         )
         fields["answer"] = None
     else:
-        fields["answer"] = _read_answer(data["answer"], template, problems)
+        fields["answer"] = read_answer(data["answer"], template, problems)
     fields["cases"] = _integer(data, "cases", 1, problems)
     fields["repetitions"] = _integer(data, "repetitions", 1, problems) or 5
     seed = data.get("seed", 0)
