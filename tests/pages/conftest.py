@@ -7,8 +7,6 @@ fails: CI installs every tool (see .ci/run), so a skip there would hide a broken
 
 from __future__ import annotations
 
-import os
-import shutil
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,19 +22,9 @@ from modelscape.results.results import Results
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
 from modelscape.targets.reference import Flip, PlantedTarget, ScriptedTarget
+from tests.browsertools import axe_source as read_axe
+from tests.browsertools import chromium, vnu_command
 
-REPO = Path(__file__).resolve().parents[2]
-TOOLS = REPO / "build" / "page-tools" / "node_modules"
-CHROMIUM = os.environ.get("MODELSCAPE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-    "--disable-sync",
-]
 TRUE_CLAIMS = r"(boils at 100|365 days|faster than sound|three hearts|highest mountain|four kinds)"
 
 #: Outputs a hostile or confused model might send, and HTML where a label is drawn.
@@ -50,15 +38,6 @@ XSS = (
     *(str(entry.text) for entry in lexicons.get("injections") if entry.text),
 )
 HOSTILE_NAME = '<img src=x onerror=alert("name")><b>bold</b>'
-
-
-def need(condition: bool, reason: str) -> None:
-    """Skip (fail under CI=true) unless ``condition`` holds."""
-    if condition:
-        return
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI needs this tool: {reason}")
-    pytest.skip(reason)
 
 
 @dataclass(frozen=True)
@@ -139,16 +118,8 @@ def browser(run: Run, hostile_run: Run) -> Iterator[Any]:
     ``asyncio.run`` (which the runner uses) fails meanwhile: the runs are made before the
     browser starts, and the browser closes with its module rather than with the session.
     """
-    need(Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        need(False, "playwright is not installed (pip install playwright)")
-        raise
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @dataclass
@@ -197,28 +168,13 @@ def open_page(browser: Any) -> Iterator[Any]:
 
 
 # -- validators --------------------------------------------------------------------------------
-def _tool(variable: str, relative: str) -> Path | None:
-    configured = os.environ.get(variable)
-    path = Path(configured) if configured else TOOLS / relative
-    return path if path.exists() else None
-
-
 @pytest.fixture(scope="session")
 def vnu() -> list[str]:
     """The command that runs the Nu HTML Checker, errors only."""
-    jar = _tool("MODELSCAPE_VNU_JAR", "vnu-jar/build/dist/vnu.jar")
-    java = shutil.which("java")
-    need(jar is not None, f"no vnu.jar (npm install --prefix {TOOLS.parent} vnu-jar)")
-    need(java is not None, "no java on PATH (apt-get install default-jre-headless)")
-    assert jar is not None
-    assert java is not None
-    return [java, "-jar", str(jar), "--errors-only"]
+    return vnu_command()
 
 
 @pytest.fixture(scope="session")
 def axe_source() -> str:
     """The source of axe-core, evaluated into pages to audit them."""
-    path = _tool("MODELSCAPE_AXE", "axe-core/axe.min.js")
-    need(path is not None, f"no axe.min.js (npm install --prefix {TOOLS.parent} axe-core)")
-    assert path is not None
-    return path.read_text(encoding="utf-8")
+    return read_axe()

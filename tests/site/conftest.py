@@ -7,7 +7,6 @@ fails: CI installs every tool (see .ci/run), so a skip there would hide a broken
 
 from __future__ import annotations
 
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,9 @@ from typing import Any
 import pytest
 
 from modelscape.site import build_site
-from tests.site.sitetools import CHROMIUM, CHROMIUM_ARGS, RUN, TOOLS, make_content, need, tool
+from tests.browsertools import axe_source as read_axe
+from tests.browsertools import chromium, vnu_command
+from tests.site.sitetools import RUN, make_content
 
 
 @pytest.fixture
@@ -41,34 +42,17 @@ def browser() -> Iterator[Any]:
     Module scope: Playwright's sync API keeps an event loop running while it is open, which
     would break ``asyncio.run`` in later test modules.
     """
-    need(Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        need(False, "playwright is not installed (pip install playwright)")
-        raise
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    with chromium() as launched:
         yield launched
-        launched.close()
 
 
 @pytest.fixture(scope="session")
 def vnu() -> list[str]:
     """The command that runs the Nu HTML Checker, errors only."""
-    jar = tool("MODELSCAPE_VNU_JAR", "vnu-jar/build/dist/vnu.jar")
-    java = shutil.which("java")
-    need(jar is not None, f"no vnu.jar (npm install --prefix {TOOLS.parent} vnu-jar)")
-    need(java is not None, "no java on PATH (apt-get install default-jre-headless)")
-    assert jar is not None
-    assert java is not None
-    return [java, "-jar", str(jar), "--errors-only"]
+    return vnu_command()
 
 
 @pytest.fixture(scope="session")
 def axe_source() -> str:
     """The source of axe-core, evaluated into pages to audit them."""
-    path = tool("MODELSCAPE_AXE", "axe-core/axe.min.js")
-    need(path is not None, f"no axe.min.js (npm install --prefix {TOOLS.parent} axe-core)")
-    assert path is not None
-    return path.read_text(encoding="utf-8")
+    return read_axe()
