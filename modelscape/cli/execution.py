@@ -73,7 +73,8 @@ def register(main: click.Group) -> None:
     "targets",
     multiple=True,
     help="A target: openai:MODEL, anthropic:MODEL, openai-compatible:MODEL@URL, "
-    "llama-cpp:PATH, python:module:function, echo, constant:TEXT, random:A,B, planted:REGEX, ...",
+    "llama-cpp:PATH, python:module:function, oracle:SPEC, echo, constant:TEXT, random:A,B, "
+    "planted:REGEX (repeatable).",
 )
 @click.option(
     "--targets",
@@ -82,10 +83,28 @@ def register(main: click.Group) -> None:
     help="A targets.yaml: a list of targets, each a name or a mapping of target: and options "
     "(name, temperature, max_tokens, api_key_env, ...).",
 )
-@click.option("--store", "store_path", required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--store",
+    "store_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The SQLite file every output is saved to (created if missing; reruns reuse it).",
+)
 @click.option("--repetitions", type=click.IntRange(min=1), help="Override the spec's repetitions.")
-@click.option("--concurrency", type=click.IntRange(min=1), default=8, show_default=True)
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), default=120.0)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    default=8,
+    show_default=True,
+    help="Calls in flight at once.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    default=120.0,
+    show_default=True,
+    help="Seconds one call may take before it is retried.",
+)
 def run(
     spec: str,
     targets: tuple[str, ...],
