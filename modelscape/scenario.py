@@ -7,12 +7,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from modelscape._identity import AxisValue, Identity, JsonValue
+from modelscape._identity import Identity, JsonValue
 from modelscape.answers import Answer
 from modelscape.errors import ModelscapeError, TaskSpaceError
 from modelscape.stats.settings import BoundaryCriterion, Inference
 from modelscape.task.coordinate import Coordinate
-from modelscape.task.design import Grid, Sweep
+from modelscape.task.design import Grid, Sweep, axis_roles
 from modelscape.task.space import TaskSpace, Variant
 
 if TYPE_CHECKING:
@@ -99,24 +99,15 @@ class Scenario:
 
     def roles(self) -> dict[str, str]:
         """Each axis's role: causal when moving it alone changes some case's correct answer."""
-        coordinates = self.coordinates()
-        roles: dict[str, str] = {}
-        for axis in self.task_space.axes:
-            others = [a.name for a in self.task_space.axes if a.name != axis.name]
-            causal = False
-            for case in self.task_space.cases:
-                seen: dict[tuple[Any, ...], AxisValue | None] = {}
-                for coordinate in coordinates:
-                    key = tuple((coordinate[o], type(coordinate[o]).__name__) for o in others)
-                    reference = self.task_space.variant(case, coordinate).reference
-                    if key in seen and seen[key] != reference:
-                        causal = True
-                        break
-                    seen.setdefault(key, reference)
-                if causal:
-                    break
-            roles[axis.name] = "causal" if causal else "invariant"
-        return roles
+        space = self.task_space
+        return dict(
+            axis_roles(
+                [axis.name for axis in space.axes],
+                space.cases,
+                self.coordinates(),
+                lambda case, coordinate: space.variant(case, coordinate).reference,
+            )
+        )
 
     def calls_per_target(self) -> int:
         """How many calls a full run makes to each target."""

@@ -17,7 +17,6 @@ from modelscape.analysis.common import (
     same,
     select_boundaries,
     summarize_metric,
-    value_key,
     varied_axes,
 )
 from modelscape.analysis.profiles import _comparand
@@ -27,6 +26,7 @@ from modelscape.answers import Answer
 from modelscape.errors import AnalysisError
 from modelscape.results.results import Results
 from modelscape.stats import BoundaryCriterion, Inference, bootstrap_mean, random_stream
+from modelscape.task.design import axis_roles as design_roles
 
 __all__ = ["axis_roles", "scorecard"]
 
@@ -37,23 +37,14 @@ def axis_roles(results: Results) -> dict[str, str]:
     shared = memo(results)
     if shared.roles is not None:
         return dict(shared.roles)
-    coordinates = shared.coordinates
-    roles: dict[str, str] = {}
-    for axis in results.experiment.axes:
-        others = [a.name for a in results.experiment.axes if a.name != axis.name]
-        causal = False
-        for case in results.cases:
-            seen: dict[tuple[object, ...], object] = {}
-            for coordinate in coordinates:
-                key = tuple(value_key(coordinate[o]) for o in others)
-                reference = shared.reference(case, coordinate)
-                if key in seen and not same(seen[key], reference):
-                    causal = True
-                    break
-                seen.setdefault(key, reference)
-            if causal:
-                break
-        roles[axis.name] = "causal" if causal else "invariant"
+    roles: dict[str, str] = dict(
+        design_roles(
+            [axis.name for axis in results.experiment.axes],
+            results.cases,
+            shared.coordinates,
+            shared.reference,
+        )
+    )
     shared.roles = roles
     return dict(roles)
 

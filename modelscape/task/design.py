@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal
 
+from modelscape._identity import AxisValue
 from modelscape._model import FrozenModel
 from modelscape.errors import TaskSpaceError
 from modelscape.task.coordinate import Coordinate
 from modelscape.task.space import TaskSpace
 
-__all__ = ["Grid", "Sweep"]
+__all__ = ["Grid", "Sweep", "axis_roles"]
 
 
 class Sweep(FrozenModel):
@@ -70,3 +72,39 @@ class Grid(FrozenModel):
             Coordinate({**baseline, **dict(zip(self.axes, combination, strict=True))})
             for combination in itertools.product(*ordered)
         )
+
+
+def axis_roles(
+    axes: Sequence[str],
+    cases: Iterable[str],
+    coordinates: Sequence[Mapping[str, AxisValue]],
+    reference: Callable[[str, Mapping[str, AxisValue]], AxisValue | None],
+) -> dict[str, Literal["causal", "invariant"]]:
+    """Each axis's role over the evaluated ``coordinates``.
+
+    An axis is causal when moving it alone, between any two evaluated coordinates, changes the
+    correct answer (``reference(case, coordinate)``) of some case, and invariant otherwise.
+    Values are compared with their types, so ``True`` and ``1`` differ.
+    """
+    cases = list(cases)
+    roles: dict[str, Literal["causal", "invariant"]] = {}
+    for axis in axes:
+        others = [name for name in axes if name != axis]
+        causal = False
+        for case in cases:
+            seen: dict[tuple[tuple[str, AxisValue], ...], AxisValue | None] = {}
+            for coordinate in coordinates:
+                key = tuple((type(coordinate[o]).__name__, coordinate[o]) for o in others)
+                answer = reference(case, coordinate)
+                if key in seen and not _same(seen[key], answer):
+                    causal = True
+                    break
+                seen.setdefault(key, answer)
+            if causal:
+                break
+        roles[axis] = "causal" if causal else "invariant"
+    return roles
+
+
+def _same(left: object, right: object) -> bool:
+    return type(left) is type(right) and left == right

@@ -89,3 +89,17 @@ def test_designs_are_frozen_data() -> None:
     design = Sweep()
     with pytest.raises(ValidationError):
         design.axes = ("size",)  # type: ignore[misc]
+
+
+def test_axis_roles_reads_causal_and_invariant_axes_from_references() -> None:
+    from modelscape.task.design import axis_roles
+
+    coordinates = [{"a": 0, "b": "x"}, {"a": 1, "b": "x"}, {"a": 0, "b": "y"}]
+    answers = {0: True, 1: False}
+    roles = axis_roles(["a", "b"], ["c1"], coordinates, lambda case, c: answers[c["a"]])
+    assert roles == {"a": "causal", "b": "invariant"}
+    # True and 1 are different answers: moving b from x to y changes the answer's type.
+    typed = axis_roles(
+        ["a", "b"], ["c1"], coordinates, lambda case, c: 1 if c["b"] == "y" else True
+    )
+    assert typed == {"a": "invariant", "b": "causal"}
