@@ -23,7 +23,7 @@ import yaml
 from pydantic import ValidationError
 
 from modelscape._identity import AxisValue, JsonValue
-from modelscape._yaml import load_yaml
+from modelscape._yaml import describe, read_yaml
 from modelscape.builder import edits, protocol, values
 from modelscape.builder.draft import Assessment, Draft, assess, jsonable, preview_rows
 from modelscape.builder.pieces import Piece, split
@@ -95,13 +95,11 @@ class Builder(anywidget.AnyWidget):
         if file.suffix not in (".yaml", ".yml") and not file.exists():
             file = shipped_path(str(path))
         try:
-            text = file.read_text(encoding="utf-8")
+            data = read_yaml(file)
         except OSError as error:
             raise SpecError(f"cannot read {file}: {error.strerror}") from None
-        try:
-            data = load_yaml(text)
-        except yaml.YAMLError as error:
-            raise SpecError(f"{file}: not valid YAML: {error}") from None
+        except yaml.YAMLError as error:  # invalid, not UTF-8, or over a limit
+            raise SpecError(f"{file}: {describe(error)}") from None
         if not isinstance(data, dict):
             raise SpecError(f"{file}: a spec is a mapping of keys such as name and prompt")
         # an unfinished spec is edited as written, and its draft lists what is wrong

@@ -166,15 +166,17 @@ def resolve_target(spec: str, **options: Any) -> Target:
 def load_targets(path: str | Path) -> list[Target]:
     """The targets a targets.yaml lists: each item a target name, or a mapping of ``target``
     (the name) and that target's options."""
-    from modelscape._yaml import load_yaml
+    import yaml
+
+    from modelscape._yaml import describe, read_yaml
 
     path = Path(path)
     try:
-        entries = load_yaml(path.read_text(encoding="utf-8"))
+        entries = read_yaml(path)
     except OSError as error:
         raise ExecutionError(f"{path}: cannot read the targets file: {error}") from None
-    except Exception as error:  # yaml.YAMLError, with the line and column at fault
-        raise ExecutionError(f"{path}: not valid YAML: {error}") from None
+    except yaml.YAMLError as error:  # invalid, not UTF-8, or over a limit; line and column
+        raise ExecutionError(f"{path}: {describe(error)}") from None
     if not isinstance(entries, list) or not entries:
         raise ExecutionError(
             f"{path}: a targets file is a list of targets, each a name such as echo or a "

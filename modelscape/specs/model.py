@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TypeAlias
 
 from pydantic import model_validator
@@ -10,6 +11,7 @@ from modelscape._identity import AxisValue
 from modelscape._model import FrozenModel
 from modelscape.errors import SpecError
 from modelscape.task.space import Scale
+from modelscape.templates.lexicon import MAX_ENTRIES
 
 __all__ = ["AnswerSpec", "Condition", "Correct", "Range", "Varied"]
 
@@ -30,17 +32,24 @@ class Range(FrozenModel):
 
     @model_validator(mode="after")
     def _check(self) -> Range:
+        bounds = {"start": self.start, "stop": self.stop, "step": self.step}
+        for name, value in bounds.items():
+            if not math.isfinite(value):
+                raise SpecError(f"a range needs a finite {name}, not {value}")
         if self.step <= 0:
             raise SpecError(f"a range needs a positive step, not {self.step}")
         if self.stop < self.start:
             raise SpecError(f"a range needs stop >= start, got {self.start}..{self.stop}")
-        if (self.stop - self.start) / self.step > 10_000:
-            raise SpecError("a range of more than 10,000 values is too large for an axis")
+        if (self.stop - self.start) / self.step >= MAX_ENTRIES:
+            raise SpecError(
+                f"a range of more than {MAX_ENTRIES:,} values is too large for an axis "
+                f"({self.start} to {self.stop} by {self.step}); take a larger step"
+            )
         return self
 
     def numbers(self) -> tuple[int | float, ...]:
         """The values of the range, as integers when every bound is an integer."""
-        count = int((self.stop - self.start) / self.step + 1e-9) + 1
+        count = min(int((self.stop - self.start) / self.step + 1e-9) + 1, MAX_ENTRIES)
         integral = all(isinstance(v, int) for v in (self.start, self.stop, self.step))
         values: list[int | float] = []
         for index in range(count):

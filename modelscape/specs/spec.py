@@ -12,7 +12,7 @@ from pydantic import Field
 
 from modelscape._identity import AxisValue
 from modelscape._model import FrozenModel
-from modelscape._yaml import load_yaml
+from modelscape._yaml import describe, load_yaml, read_yaml_text
 from modelscape.answers import Answer, json_field, text_match
 from modelscape.errors import SpecError, TaskSpaceError, TemplateError
 from modelscape.scenario import Scenario
@@ -94,10 +94,8 @@ class Spec(FrozenModel):
         """The spec in a YAML document."""
         try:
             data = load_yaml(text)
-        except yaml.YAMLError as error:
-            mark = getattr(error, "problem_mark", None)
-            where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-            raise SpecError(f"{where}not valid YAML: {getattr(error, 'problem', error)}") from None
+        except yaml.YAMLError as error:  # invalid, or over a limit (see modelscape._yaml)
+            raise SpecError(describe(error)) from None
         return cls.of(data)
 
     @classmethod
@@ -105,9 +103,11 @@ class Spec(FrozenModel):
         """The spec in a YAML file."""
         file = Path(path)
         try:
-            text = file.read_text(encoding="utf-8")
+            text = read_yaml_text(file)
         except OSError as error:
             raise SpecError(f"cannot read {file}: {error.strerror}") from None
+        except yaml.YAMLError as error:  # too large, or not UTF-8
+            raise SpecError(describe(error), source=str(file)) from None
         try:
             return cls.parse(text)
         except SpecError as error:

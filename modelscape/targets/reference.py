@@ -229,14 +229,17 @@ class PlantedTarget(_ReferenceTarget):
 
 
 def _script(argument: str) -> ScriptedTarget:
+    import yaml
+
+    from modelscape._yaml import describe, read_yaml
+
     path = Path(argument)
     try:
-        text = path.read_text(encoding="utf-8")
+        script = read_yaml(path)  # JSON is YAML too
     except OSError as error:
         raise ExecutionError(f"scripted target: cannot read {path}: {error}") from None
-    import yaml  # JSON is YAML too
-
-    script = yaml.safe_load(text)
+    except yaml.YAMLError as error:  # invalid, not UTF-8, or over a limit
+        raise ExecutionError(f"{path}: {describe(error)}") from None
     if not isinstance(script, dict) or not all(isinstance(k, str) for k in script):
         raise ExecutionError(f"{path}: a script is a mapping from prompt substrings to replies")
     return ScriptedTarget(script)

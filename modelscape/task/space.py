@@ -123,11 +123,12 @@ class Axis(Generic[TaskT, ValueT]):
                     f"{where}: value {value!r} is a {type(value).__name__}; axis values must be "
                     "text, numbers or booleans"
                 )
-        seen: list[ValueT] = []
-        for value in self.values:
-            if any(_same(value, other) for other in seen):
+        # Positions by type and value (as _same compares them), found in one pass: an axis of
+        # thousands of values is checked, and indexed, in linear time.
+        self._positions: dict[tuple[type, object], int] = {}
+        for position, value in enumerate(self.values):
+            if self._positions.setdefault((type(value), value), position) != position:
                 raise TaskSpaceError(f"{where}: value {value!r} appears twice")
-            seen.append(value)
         if scale == "numeric":
             if any(isinstance(v, bool) or not isinstance(v, (int, float)) for v in self.values):
                 raise TaskSpaceError(
@@ -146,9 +147,10 @@ class Axis(Generic[TaskT, ValueT]):
 
     def index(self, value: object) -> int:
         """The position of ``value`` among the axis's values."""
-        for position, candidate in enumerate(self.values):
-            if _same(value, candidate):
-                return position
+        try:
+            return self._positions[(type(value), value)]
+        except (KeyError, TypeError):  # TypeError: an unhashable value is no axis value
+            pass
         raise TaskSpaceError(
             f"axis {self.name!r} has no value {value!r}; its values are {list(self.values)!r}"
         )

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator, Mapping, Sequence
+from functools import cached_property
 from os import PathLike
 from pathlib import Path
 from typing import Any, TypeAlias
@@ -25,7 +26,7 @@ from pydantic import model_validator
 
 from modelscape._identity import AxisValue
 from modelscape._model import FrozenModel
-from modelscape._yaml import load_yaml
+from modelscape._yaml import describe, read_yaml
 from modelscape.errors import TemplateError
 from modelscape.templates.entry import (
     Cell,
@@ -43,7 +44,23 @@ from modelscape.templates.entry import (
     spell,
 )
 
-__all__ = ["Cell", "Entry", "Lexical", "Lexicon", "Row", "Texts"]
+__all__ = ["MAX_ENTRIES", "Cell", "Entry", "Lexical", "Lexicon", "Row", "Texts"]
+
+#: The most entries one lexicon holds (and so the most values one slot can take): enough for
+#: any axis a person reviews, and a bound on what a contributed spec can make a build do.
+MAX_ENTRIES = 10_000
+
+
+_Key: TypeAlias = tuple[str, AxisValue | None]
+
+
+def _key(value: AxisValue | None) -> _Key:
+    """A value as lexicons compare it: ``same`` values have equal keys."""
+    return kind(value), value
+
+
+def _hashable(value: object) -> bool:
+    return isinstance(value, str | int | float | bool) or value is None
 
 
 class Lexicon(FrozenModel):
@@ -59,7 +76,15 @@ class Lexicon(FrozenModel):
     def _check(self) -> Lexicon:
         if not self.entries:
             raise TemplateError("a lexicon needs at least one entry")
+        if len(self.entries) > MAX_ENTRIES:
+            raise TemplateError(
+                f"a lexicon holds at most {MAX_ENTRIES:,} entries, not {len(self.entries):,}; "
+                "split the slot, or vary fewer values"
+            )
         first = self.entries[0]
+        # Labels by kind and value (1 and 1.0 are one label, True and 1 are not): one pass,
+        # so a lexicon of thousands of values is checked in linear time.
+        labels: dict[_Key, int] = {_key(first.label): 0}
         for index, entry in enumerate(self.entries[1:], start=1):
             if kind(entry.label) != kind(first.label):
                 raise TemplateError(
@@ -67,12 +92,12 @@ class Lexicon(FrozenModel):
                     f"{index} {entry.label!r} is a {kind(entry.label)}; in YAML, quote numbers "
                     "and booleans to make every label a string"
                 )
-            for earlier in range(index):
-                if same(self.entries[earlier].label, entry.label):
-                    raise TemplateError(
-                        f"label {entry.label!r} appears twice (entries {earlier} and {index}); "
-                        "every label must be unique"
-                    )
+            earlier = labels.setdefault(_key(entry.label), index)
+            if earlier != index:
+                raise TemplateError(
+                    f"label {entry.label!r} appears twice (entries {earlier} and {index}); "
+                    "every label must be unique"
+                )
             if set(entry.properties) != set(first.properties):
                 raise TemplateError(
                     f"entry {entry.label!r} has properties {sorted(entry.properties)} but entry "
@@ -153,11 +178,11 @@ class Lexicon(FrozenModel):
         """A lexicon from a YAML file holding any form ``of`` takes."""
         source = Path(path)
         try:
-            data = load_yaml(source.read_text(encoding="utf-8"))
+            data = read_yaml(source)
         except OSError as error:
-            raise TemplateError(f"{source}: cannot read lexicon: {error.strerror}") from error
-        except yaml.YAMLError as error:
-            raise TemplateError(f"{source}: not valid YAML: {error}") from error
+            raise TemplateError(f"{source}: cannot read lexicon: {error.strerror}") from None
+        except yaml.YAMLError as error:  # invalid, not UTF-8, or over a limit
+            raise TemplateError(f"{source}: {describe(error)}") from None
         if data is None:
             raise TemplateError(f"{source}: the file is empty; write a list or mapping of entries")
         try:
@@ -218,18 +243,31 @@ class Lexicon(FrozenModel):
         if property is None:
             return self.labels
         self._known(property)
-        distinct: list[AxisValue] = []
-        for entry in self.entries:
-            value = entry.properties[property]
-            if value is not None and not any(same(value, seen) for seen in distinct):
-                distinct.append(value)
-        return tuple(distinct)
+        return self._property_values[property]
+
+    @cached_property
+    def _property_values(self) -> dict[str, tuple[AxisValue, ...]]:
+        # Swaps ask for these once per variant, so they are found once, in one pass each.
+        found: dict[str, tuple[AxisValue, ...]] = {}
+        for name in self.properties:
+            distinct: dict[_Key, AxisValue] = {}
+            for entry in self.entries:
+                value = entry.properties[name]
+                if value is not None:
+                    distinct.setdefault(_key(value), value)
+            found[name] = tuple(distinct.values())
+        return found
+
+    @cached_property
+    def _by_label(self) -> dict[_Key, Entry]:
+        # Every variant looks its entries up by label: an index keeps that constant-time.
+        return {_key(entry.label): entry for entry in self.entries}
 
     def entry(self, label: AxisValue) -> Entry:
         """The entry labelled ``label``."""
-        for entry in self.entries:
-            if same(entry.label, label):
-                return entry
+        found = self._by_label.get(_key(label)) if _hashable(label) else None
+        if found is not None:
+            return found
         spelled = {str(known): known for known in self.labels}
         near = [spelled[close] for close in difflib.get_close_matches(str(label), spelled, n=3)]
         if near:
@@ -269,8 +307,20 @@ class Lexicon(FrozenModel):
             )
         return candidates[rank]
 
+    @cached_property
+    def _groups(self) -> dict[tuple[_Key, ...], list[Entry]]:
+        # The entries by all their properties at once, for swaps: one pass, then lookups.
+        groups: dict[tuple[_Key, ...], list[Entry]] = {}
+        for entry in self.entries:
+            key = tuple(_key(entry.properties[name]) for name in self.properties)
+            groups.setdefault(key, []).append(entry)
+        return groups
+
     def _alike(self, properties: Mapping[str, Cell]) -> list[Entry]:
         """The entries whose every property agrees with ``properties``, in order."""
+        if set(properties) == set(self.properties) and all(map(_hashable, properties.values())):
+            key = tuple(_key(properties[name]) for name in self.properties)
+            return list(self._groups.get(key, ()))
         return [
             known
             for known in self.entries

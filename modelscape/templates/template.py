@@ -292,8 +292,9 @@ class Template:
             raise TemplateError(self._unknown(attribute))
         known = self.values(attribute)
         chosen = tuple(known if values is None else values)
+        keys = {(type(k), k) for k in known}  # as _same compares: one pass, then lookups
         for value in chosen:
-            if not any(_same(value, k) for k in known):
+            if not isinstance(value, str | int | float | bool) or (type(value), value) not in keys:
                 raise TemplateError(
                     f"template {self.name!r}, axis {attribute!r}: {value!r} is not one of its "
                     f"values {list(known)}"

@@ -202,7 +202,7 @@ def test_load_says_what_is_wrong(tmp_path: Path) -> None:
         Builder.load(tmp_path / "missing.yaml")
     bad = tmp_path / "bad.yaml"
     bad.write_text("name: [", encoding="utf-8")
-    with pytest.raises(SpecError, match=r"bad\.yaml: not valid YAML"):
+    with pytest.raises(SpecError, match=r"bad\.yaml: line 1, column 8: not valid YAML"):
         Builder.load(bad)
     bad.write_text("- a list", encoding="utf-8")
     with pytest.raises(SpecError, match=r"bad\.yaml: a spec is a mapping"):
