@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from modelscape.cli.files import check_output, write_output
+
 __all__ = ["register"]
 
 
@@ -39,6 +41,7 @@ def page(source: str, store_path: Path | None, output: Path | None) -> None:
     from modelscape.errors import ModelscapeError
     from modelscape.pages import ReportPage, ScenarioPage
 
+    target = check_output(output or Path(Path(source).stem + ".html"), "-o")
     rendered: ReportPage | ScenarioPage
     if _is_report(source):
         rendered = ReportPage(source, store_path)
@@ -50,8 +53,7 @@ def page(source: str, store_path: Path | None, output: Path | None) -> None:
         from modelscape.cli.review import scenario_of
 
         rendered = ScenarioPage(scenario_of(source))
-    target = output or Path(Path(source).stem + ".html")
-    rendered.save(target)
+    write_output(target, rendered.html(), "-o")
     size = target.stat().st_size
     click.echo(f"wrote {target} ({size / 1024:.0f} KiB)")
 

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from xml.sax.saxutils import escape, quoteattr
 
 import click
 
-from modelscape.errors import StoreError
+from modelscape.cli.files import check_output, write_output
+from modelscape.errors import ModelscapeError, StoreError
 
 __all__ = ["register"]
 
@@ -48,6 +50,8 @@ def report(
     from modelscape.stats import Inference
     from modelscape.store import open_store
 
+    if output is not None:
+        check_output(output, "-o")  # before the analysis, which can take a while
     if not store_path.exists():
         raise StoreError(f"{store_path}: no such store file")
     store = open_store(store_path)
@@ -76,7 +80,10 @@ def report(
         settings["resamples"] = resamples
     built = build_report(results, inference=Inference(**settings))
     if output is not None:
-        built.save(output)
+        try:
+            built.save(output)
+        except OSError as error:
+            raise ModelscapeError(f"-o {output}: cannot write it: {error.strerror}") from None
     click.echo(built.summary())
     if output is not None:
         click.echo(f"\nreport written to {output}", err=True)
@@ -103,13 +110,15 @@ def check(
     """Check a report against requirements: one line per violation, non-zero exit if any."""
     from modelscape.report import Report, Requirement
 
+    if junit is not None:
+        check_output(junit, "--junit")
     loaded = Report.load(report_path)
     parsed = [Requirement.parse(text) for text in requirements]
     scope = targets or None
     results = [(requirement, requirement.violations(loaded, scope)) for requirement in parsed]
     failures = [line for _, lines in results for line in lines]
     if junit is not None:
-        junit.write_text(_junit(loaded.scenario, results), encoding="utf-8")
+        write_output(junit, _junit(loaded.scenario, results), "--junit")
     for line in failures:
         click.echo(line)
     passed = sum(1 for _, lines in results if not lines)
@@ -122,23 +131,40 @@ def check(
     click.echo(summary)
 
 
+# XML 1.0 cannot hold most control characters even escaped; a name holding one (a
+# scenario's name comes from a contributed spec) shows U+FFFD there instead.
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
+
+def _xml_text(text: str) -> str:
+    """Text as XML element content: markup escaped, characters XML cannot hold replaced."""
+    return escape(_NOT_XML.sub("\ufffd", text))
+
+
+def _xml_attribute(text: str) -> str:
+    """Text as a quoted XML attribute value (quotes, newlines and tabs escaped)."""
+    return quoteattr(_NOT_XML.sub("\ufffd", text), {"\n": "&#10;", "\r": "&#13;", "\t": "&#9;"})
+
+
 def _junit(scenario: str, results: Sequence[tuple[object, list[str]]]) -> str:
+    """The results as JUnit XML, every text from the report escaped."""
     failures = sum(1 for _, lines in results if lines)
+    classname = _xml_attribute(f"modelscape.{scenario}")
     cases = []
     for requirement, lines in results:
-        name = quoteattr(str(requirement))
+        name = _xml_attribute(str(requirement))
         if lines:
-            message = quoteattr(f"{len(lines)} violation(s)")
-            body = escape("\n".join(lines))
+            message = _xml_attribute(f"{len(lines)} violation(s)")
+            body = _xml_text("\n".join(lines))
             cases.append(
-                f'  <testcase classname="modelscape.{scenario}" name={name}>\n'
+                f"  <testcase classname={classname} name={name}>\n"
                 f"    <failure message={message}>{body}</failure>\n  </testcase>"
             )
         else:
-            cases.append(f'  <testcase classname="modelscape.{scenario}" name={name}/>')
+            cases.append(f"  <testcase classname={classname} name={name}/>")
     return (
         '<?xml version="1.0" encoding="UTF-8"?>\n'
-        f'<testsuite name={quoteattr("modelscape " + scenario)} tests="{len(results)}" '
+        f'<testsuite name={_xml_attribute("modelscape " + scenario)} tests="{len(results)}" '
         f'failures="{failures}">\n' + "\n".join(cases) + "\n</testsuite>\n"
     )
 

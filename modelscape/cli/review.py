@@ -5,12 +5,14 @@ from __future__ import annotations
 import csv
 import io
 import json
+from pathlib import Path
 
 import click
 
+from modelscape.cli.files import check_output, write_output
 from modelscape.scenario import Scenario
 
-__all__ = ["register"]
+__all__ = ["register", "spreadsheet_safe"]
 
 
 def scenario_of(spec: str) -> Scenario:
@@ -56,8 +58,12 @@ def example(spec: str) -> None:
 def prompts(spec: str, output_format: str, output: str | None) -> None:
     """Write every prompt a scenario sends, one row per variant.
 
-    SPEC is a YAML file or the name of a shipped spec (see `modelscape specs`).
+    SPEC is a YAML file or the name of a shipped spec (see `modelscape specs`). In CSV, a
+    text cell that starts with =, +, -, @, a tab or a carriage return gets a leading ' so
+    that a spreadsheet shows it instead of running it as a formula; jsonl is unchanged.
     """
+    if output is not None:
+        check_output(Path(output), "-o")
     rows = scenario_of(spec).prompt_rows()
     buffer = io.StringIO()
     if output_format == "jsonl":
@@ -66,14 +72,28 @@ def prompts(spec: str, output_format: str, output: str | None) -> None:
     else:
         fields = list(dict.fromkeys(key for row in rows for key in row))
         writer = csv.DictWriter(buffer, fieldnames=fields, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(rows)
+        writer.writerow({field: spreadsheet_safe(field) for field in fields})
+        writer.writerows({k: spreadsheet_safe(v) for k, v in row.items()} for row in rows)
     if output is None:
         click.echo(buffer.getvalue(), nl=False)
     else:
-        with open(output, "w", encoding="utf-8", newline="") as file:
-            file.write(buffer.getvalue())
+        write_output(Path(output), buffer.getvalue(), "-o")
         click.echo(f"wrote {len(rows)} prompts to {output}", err=True)
+
+
+#: What a spreadsheet reads as the start of a formula in a cell (OWASP's list).
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+
+
+def spreadsheet_safe(value: object) -> object:
+    """A CSV cell a spreadsheet shows as text: text that starts like a formula gets a ``'``.
+
+    Prompts come from contributed specs and lexicons; ``=HYPERLINK(...)`` in one would run
+    when the CSV is opened. Numbers stay numbers, and JSON lines are left as they are.
+    """
+    if isinstance(value, str) and value.startswith(_FORMULA):
+        return "'" + value
+    return value
 
 
 @click.command()

@@ -62,8 +62,10 @@ def serve(content: Path, output: Path, port: int) -> None:
             click.echo(f"warning: {warning}", err=True)
         click.echo(outcome.summary())
 
-    click.echo(f"serving {output} at http://127.0.0.1:{port}/ (Ctrl-C stops)")
-    serve_site(content, output, port=port, on_build=report)
+    def started(url: str) -> None:
+        click.echo(f"serving {output} at {url} (Ctrl-C stops)")
+
+    serve_site(content, output, port=port, on_build=report, on_start=started)
 
 
 @click.command()

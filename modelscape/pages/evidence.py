@@ -19,7 +19,7 @@ from modelscape.results.records import Observation
 from modelscape.results.results import Results
 from modelscape.task.space import Variant
 
-__all__ = ["Cell", "Evidence"]
+__all__ = ["OUTPUT_LIMIT", "Cell", "Evidence"]
 
 # Point metrics whose details keep the answer read from an output (see measures.answer_metrics).
 _READERS = ("answered", "correct")
@@ -54,14 +54,25 @@ def _runs(indices: Sequence[int]) -> list[int]:
     return runs
 
 
+#: The most characters of one output (its text, or its structured data as JSON) a page embeds.
+#: A model can answer with megabytes; beyond this the page shows the start, says how long the
+#: whole is, and links to it (a file beside a site's page) or names it in the store.
+OUTPUT_LIMIT = 10_000
+
+
 class Evidence:
     """Collects the observations behind the numbers of one page.
 
-    Without results (a report page with no outputs attached), numbers are plain text.
+    Without results (a report page with no outputs attached), numbers are plain text. With
+    ``attachments`` (a folder, relative to the page), the full text of every output longer
+    than :data:`OUTPUT_LIMIT` is collected in ``attachments`` (file name to text), for the
+    site to write beside the page; without it, the page names the observation instead.
     """
 
-    def __init__(self, results: Results | None) -> None:
+    def __init__(self, results: Results | None, *, attachments: str | None = None) -> None:
         self.results = results
+        self.folder = attachments
+        self.attachments: dict[str, str] = {}
         self._sets: list[frozenset[str]] = []
         self._index: dict[frozenset[str], int] = {}
 
@@ -128,21 +139,40 @@ class Evidence:
                 found = True
                 break
         correct = self.results.point("correct", observation.id)
+        data = (
+            None if output.data is None else json.dumps(output.data, ensure_ascii=False, indent=1)
+        )
         return {
             "id": observation.id,
             "target": target,
             "variant": variant,
             "repetition": observation.repetition,
             "status": observation.status,
-            "text": output.text,
-            "data": None
-            if output.data is None
-            else json.dumps(output.data, ensure_ascii=False, indent=1),
+            **self._long("text", output.text, f"{observation.id}.txt"),
+            **self._long("data", data, f"{observation.id}.json"),
             "model": output.model,
-            "error": output.error,
+            "error": _cut(output.error),
             "answer": show_value(read) if found and read is not None else None,
             "correct": None if correct is None else correct.value,
         }
+
+    def _long(self, key: str, text: str | None, name: str) -> dict[str, Any]:
+        """``text`` under ``key``, cut to the limit; a cut one keeps its length and the file
+        that holds it whole (``KEY_length``, ``KEY_file``)."""
+        if text is None or len(text) <= OUTPUT_LIMIT:
+            return {key: text}
+        entry: dict[str, Any] = {key: text[:OUTPUT_LIMIT], f"{key}_length": len(text)}
+        if self.folder is not None:
+            path = f"{self.folder}/{name}"
+            self.attachments[path] = text
+            entry[f"{key}_file"] = path
+        return entry
+
+
+def _cut(text: str | None) -> str | None:
+    if text is None or len(text) <= OUTPUT_LIMIT:
+        return text
+    return f"{text[:OUTPUT_LIMIT]} … ({len(text) - OUTPUT_LIMIT:,} more characters)"
 
 
 def _variant(variant: Variant) -> dict[str, Any]:

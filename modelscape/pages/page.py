@@ -18,6 +18,7 @@ import base64
 import hashlib
 import html
 import json
+import math
 import shutil
 import zlib
 from collections.abc import Mapping
@@ -78,9 +79,29 @@ def plotly_bundle() -> str:
 
 
 def json_script(value: Any) -> Markup:
-    """``value`` as JSON that is safe inside ``<script type="application/json">``."""
-    text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    """``value`` as JSON that is safe inside ``<script type="application/json">``.
+
+    NaN and infinities, which JSON cannot hold (``JSON.parse`` fails on Python's ``NaN``),
+    become ``null``: the page shows a missing number rather than failing to load its data.
+    """
+    try:
+        text = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+    except ValueError:  # a non-finite number somewhere: replace them all, then dump again
+        text = json.dumps(
+            _finite(value), ensure_ascii=False, allow_nan=False, separators=(",", ":")
+        )
     return Markup(text.translate(_JSON_ESCAPES))
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN and infinity replaced by None, in any list or mapping."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
 
 
 def _sha256(text: str) -> str:

@@ -74,10 +74,15 @@ class ReportPage(Page):
     template = "report.html.j2"
     scripts = ("page.js", "report.js")
     charts = True
+    #: Where the full text of long outputs goes, relative to the page (a site sets it); a
+    #: standalone page stays one file and names each cut output's observation instead.
+    attachment_folder: str | None = None
 
     def __init__(self, report: Report | str | os.PathLike[str], outputs: Outputs | None = None):
         self.report = report if isinstance(report, Report) else Report.load(report)
         self.results = None if outputs is None else load_outputs(outputs, self.report.experiment)
+        #: The full text of long outputs, by file name, once the page has been rendered.
+        self.attachments: dict[str, str] = {}
 
     @property
     def title(self) -> str:
@@ -86,7 +91,7 @@ class ReportPage(Page):
 
     def context(self) -> dict[str, Any]:
         """Every table, chart and the embedded evidence, with each number as a :class:`Cell`."""
-        evidence = Evidence(self.results)
+        evidence = Evidence(self.results, attachments=self.attachment_folder)
         report = self.report
         scorecards = [self._scorecard(card, evidence) for card in report.scorecards]
         divergences = [
@@ -129,6 +134,8 @@ class ReportPage(Page):
             if report.sensitivity
             else None,
         }
+        embedded = evidence.data()
+        self.attachments = evidence.attachments
         return {
             "report": report,
             "attached": self.results is not None,
@@ -137,7 +144,7 @@ class ReportPage(Page):
             "profiles": profiles,
             "sensitivity": sensitivity,
             "provenance": report.provenance,
-            "evidence": evidence.data(),
+            "evidence": embedded,
             "figures": [
                 {"id": p["id"], "figure": p["figure"]} for p in profiles if p["figure"] is not None
             ]

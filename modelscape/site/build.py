@@ -21,18 +21,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
+import modelscape
 from modelscape import __version__
 from modelscape.errors import ModelscapeError
 from modelscape.pages.page import PLOTLY_FILE, PLOTLY_LICENSE, STYLESHEET
 from modelscape.report.report import Report
 from modelscape.site.catalog import Catalog, RunSummary
 from modelscape.site.config import SiteError
+from modelscape.site.confine import OutputFolder
 from modelscape.site.content import Content, FileHashes, discover
 from modelscape.site.manifest import (
     Manifest,
@@ -56,12 +60,15 @@ _UNLISTED = {"404.html", "search.html"}
 class Job:
     """One output to make: its site path, the hash of its inputs, and how to make it.
 
-    ``make`` returns the file's content and, for pages, their search entry (title and text).
+    ``make`` returns the file's content and, for pages, their search entry (title and text);
+    ``files``, called after ``make``, returns the files made with it by site path (the full
+    text of long outputs beside a report page).
     """
 
     path: str
     digest: str
     make: Callable[[], tuple[str | bytes, str | None, str]]
+    files: Callable[[], dict[str, str]] | None = None
 
 
 @dataclass
@@ -167,11 +174,13 @@ def _plan(
             catalog.scenario_pages[summary.scenario],
             [catalog.model_pages[h.target] for h in summary.targets],
         )
+        path = f"reports/{catalog.run_pages[run.name]}.html"
         jobs.append(
             Job(
-                f"reports/{catalog.run_pages[run.name]}.html",
+                path,
                 digest_of(base, "report", keys[run.name], run_inputs, neighbours),
                 maker.report(run),
+                partial(maker.attachments.pop, path, {}),
             )
         )
     for name, page in catalog.model_pages.items():
@@ -196,26 +205,92 @@ def _plan(
     return jobs, kept
 
 
-def _write(folder: Path, path: str, data: str | bytes) -> None:
-    target = folder / path
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(data, str):
-        target.write_text(data, encoding="utf-8")
-    else:
-        target.write_bytes(data)
-
-
-def _generated(folder: Path, path: str, text: str, result: BuildResult) -> OutputRecord:
+def _generated(output: OutputFolder, path: str, text: str, result: BuildResult) -> OutputRecord:
     """A file made from the whole site (search index, sitemap): written only when it changed."""
-    target = folder / path
     try:
-        same = target.read_text(encoding="utf-8") == text
-    except OSError:
+        same = output.target(path).read_text(encoding="utf-8") == text
+    except (OSError, ValueError):
         same = False
     (result.reused if same else result.rendered).append(path)
     if not same:
-        _write(folder, path, text)
+        output.write(path, text)
     return OutputRecord(digest_of(text))
+
+
+def _labels(root: Path, theme: Theme) -> Callable[[Path], str]:
+    """How the manifest names an input file: relative to the content folder, the default theme
+    or the modelscape package, never by its absolute local path (the manifest is published)."""
+    bases = (
+        ("content", root),
+        ("theme", theme.default),
+        ("modelscape", Path(modelscape.__file__).parent),
+    )
+
+    def label(path: Path) -> str:
+        for name, base in bases:
+            if path.is_relative_to(base):
+                return f"{name}:{path.relative_to(base).as_posix()}"
+        return "file:" + hashlib.sha256(os.fspath(path).encode()).hexdigest()[:20]
+
+    return label
+
+
+def _local(root: Path) -> list[tuple[str, str]]:
+    """Absolute local paths that warnings may hold, with the token the manifest keeps instead."""
+    pairs = {
+        str(path): token
+        for token, base in (("<content>", root), ("<modelscape>", Path(modelscape.__file__).parent))
+        for path in (base.absolute(), base.resolve())
+    }
+    return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
+
+
+def _portable(warnings: list[str], root: Path) -> list[str]:
+    """Warnings with the content folder's absolute path replaced by a token, for the manifest."""
+    pairs = _local(root)
+    out = []
+    for warning in warnings:
+        for path, token in pairs:
+            warning = warning.replace(path, token)
+        out.append(warning)
+    return out
+
+
+def _restored(warnings: list[str], root: Path) -> list[str]:
+    """Warnings read back from the manifest, with the content folder's path as given."""
+    shown = {"<content>": str(root), "<modelscape>": str(Path(modelscape.__file__).parent)}
+    out = []
+    for warning in warnings:
+        for token, path in shown.items():
+            warning = warning.replace(token, path)
+        out.append(warning)
+    return out
+
+
+def _check_folders(root: Path, folder: Path, theme: str | None) -> None:
+    """Refuse an output folder that holds the content folder or lies inside its inputs."""
+    if folder.resolve() == root.resolve() or root.resolve().is_relative_to(folder.resolve()):
+        raise SiteError(f"the output folder {folder} must not contain the content folder {root}")
+    inputs = ["pages", "specs", "runs", *([theme] if theme else [])]
+    for name in inputs:
+        if folder.resolve().is_relative_to((root / name).resolve()):
+            raise SiteError(
+                f"the output folder {folder} lies inside the content's {name}/ folder; "
+                "write the site elsewhere (-o site)"
+            )
+
+
+def _too_large(output: OutputFolder, paths: list[str], limit_mb: float) -> list[str]:
+    """A warning for every file of the site larger than ``limit_mb`` megabytes."""
+    warnings = []
+    for path in sorted(paths):
+        size = output.size(path)
+        if size is not None and size > limit_mb * 1e6:
+            warnings.append(
+                f"{path}: {size / 1e6:.1f} MB, over the {limit_mb:g} MB limit (max_file_mb in "
+                "site.yaml); GitHub Pages refuses files over 100 MB"
+            )
+    return warnings
 
 
 def build_site(
@@ -225,55 +300,73 @@ def build_site(
     base_url: str | None = None,
     strict: bool = False,
     force: bool = False,
+    max_file_mb: float | None = None,
 ) -> BuildResult:
     """Render the content folder ``content`` into the site folder ``output``.
 
     Only outputs whose inputs changed since the last build are rendered (``force`` renders
-    everything). ``base_url`` (the site's public address) overrides ``site.yaml``'s. With
-    ``strict``, any warning (a broken link, a run without its store or spec) raises a
-    :class:`SiteError` after the build, listing them all.
+    everything). ``base_url`` (the site's public address) overrides ``site.yaml``'s, and
+    ``max_file_mb`` its size above which a file of the site is warned about. With
+    ``strict``, any warning (a broken link, a run without its store or spec, a link out of
+    the content folder, a file too large) raises a :class:`SiteError` after the build,
+    listing them all.
+
+    The content is not trusted (see :mod:`modelscape.site.confine`): nothing outside the
+    content folder is read, nothing outside ``output`` is written or removed, and theme
+    templates render in Jinja's sandbox.
     """
     started = time.perf_counter()
     root, folder = Path(content), Path(output)
-    if root.resolve() == folder.resolve() or root.resolve().is_relative_to(folder.resolve()):
-        raise SiteError(f"the output folder {folder} must not contain the content folder {root}")
     found = discover(root, base_url=base_url)
+    _check_folders(root, folder, found.config.theme)
     site_theme = root / found.config.theme if found.config.theme else None
-    theme = Theme(site_theme)
+    theme = Theme(site_theme, content=root)
     manifest = Manifest() if force else Manifest.load(folder)
-    hashes = FileHashes(manifest.files)
+    hashes = FileHashes(manifest.files, label=_labels(root, theme))
     result = BuildResult(folder, warnings=list(found.warnings))
     jobs, summaries = _plan(found, theme, hashes, manifest, result.warnings)
-    folder.mkdir(parents=True, exist_ok=True)
+    site = OutputFolder(folder)
+    site.create()
     records: dict[str, OutputRecord] = {}
     for job in jobs:
         known = manifest.outputs.get(job.path)
-        if known is not None and known.digest == job.digest and (folder / job.path).exists():
+        if (
+            known is not None
+            and known.digest == job.digest
+            and all(site.size(p) is not None for p in (job.path, *known.files))
+        ):
             records[job.path] = known
+            records.update({p: OutputRecord(job.digest) for p in known.files})
             result.reused.append(job.path)
-            result.warnings.extend(known.warnings)
+            result.warnings.extend(_restored(known.warnings, root))
             continue
         before = len(result.warnings)
         data, title, text = job.make()
-        _write(folder, job.path, data)
+        site.write(job.path, data)
+        made = job.files() if job.files is not None else {}
+        for path, full in made.items():
+            site.write(path, full)
+            records[path] = OutputRecord(job.digest)
         links = links_of(data) if isinstance(data, str) and job.path.endswith(".html") else []
-        met = result.warnings[before:]
-        records[job.path] = OutputRecord(job.digest, links, title, text, met)
+        met = _portable(result.warnings[before:], root)
+        records[job.path] = OutputRecord(job.digest, links, title, text, met, sorted(made))
         result.rendered.append(job.path)
     generated = {f"{ASSETS}/search-index.js", "sitemap.xml", ".nojekyll"}
     for path in sorted(set(manifest.outputs) - set(records) - generated):
-        (folder / path).unlink(missing_ok=True)
-        result.removed.append(path)
+        if site.remove(path):
+            result.removed.append(path)
     pages = [p for p in records if p.endswith(".html") and p not in _UNLISTED]
     config = found.config
     records[f"{ASSETS}/search-index.js"] = _generated(
-        folder, f"{ASSETS}/search-index.js", search_index(records), result
+        site, f"{ASSETS}/search-index.js", search_index(records), result
     )
     records["sitemap.xml"] = _generated(
-        folder, "sitemap.xml", sitemap(pages, config.base_url), result
+        site, "sitemap.xml", sitemap(pages, config.base_url), result
     )
-    records[".nojekyll"] = _generated(folder, ".nojekyll", "", result)
+    records[".nojekyll"] = _generated(site, ".nojekyll", "", result)
     result.warnings.extend(broken_links(records, config.base_path))
+    limit = max_file_mb if max_file_mb is not None else config.max_file_mb
+    result.warnings.extend(_too_large(site, list(records), limit))
     Manifest(records, hashes.seen, summaries).save(folder)
     result.seconds = time.perf_counter() - started
     if strict and result.warnings:

@@ -7,7 +7,8 @@ Unknown keys are errors, as everywhere in modelscape, so a typo never silently d
     title: modelscape leaderboard
     description: Where models change their answers, one controlled change at a time.
     base_url: https://example.github.io/project/
-    theme: theme            # a folder beside site.yaml; optional
+    theme: theme            # a folder inside the content folder; optional
+    max_file_mb: 50         # warn about any file of the site larger than this
     navigation:
       - {title: Leaderboard, url: index.html}
       - {title: About, url: about.html}
@@ -17,16 +18,17 @@ Unknown keys are errors, as everywhere in modelscape, so a typo never silently d
 
 from __future__ import annotations
 
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
-from pydantic import ValidationError, field_validator
+import yaml
+from pydantic import Field, ValidationError, field_validator
 
 from modelscape._model import FrozenModel
-from modelscape._yaml import load_yaml
+from modelscape._yaml import describe, read_yaml
 from modelscape.errors import ModelscapeError
 
-__all__ = ["CONFIG_FILE", "NavItem", "SiteConfig", "SiteError", "load_config"]
+__all__ = ["CONFIG_FILE", "LINK_SCHEMES", "NavItem", "SiteConfig", "SiteError", "load_config"]
 
 #: The settings file at the root of a content folder.
 CONFIG_FILE = "site.yaml"
@@ -36,11 +38,38 @@ class SiteError(ModelscapeError):
     """A content folder, theme or output folder the site builder cannot work with."""
 
 
+#: The schemes a navigation link may use to leave the site; ``javascript:`` and ``data:``
+#: would run code with the site's address, and other schemes have no place in a site's bar.
+LINK_SCHEMES = ("http", "https", "mailto")
+
+
 class NavItem(FrozenModel):
     """One link of the navigation bar: a page of the site (relative to its root) or a URL."""
 
     title: str
     url: str
+
+    @field_validator("url")
+    @classmethod
+    def _safe(cls, value: str) -> str:
+        # Browsers drop tabs and newlines inside a URL and spaces around it ("java\nscript:"),
+        # so a URL holding any of them is refused rather than judged by what is left.
+        if not value or any(ord(c) <= 0x20 or ord(c) == 0x7F for c in value):
+            raise ValueError(
+                f"a link may not be empty or hold spaces or control characters: {value!r}"
+            )
+        parts = urlsplit(value)
+        if parts.scheme and parts.scheme.lower() not in LINK_SCHEMES:
+            raise ValueError(
+                f"{value!r}: a {parts.scheme}: link is not allowed; use a page of the site "
+                f"(about.html) or a {', '.join(s + ':' for s in LINK_SCHEMES)} address"
+            )
+        if not parts.scheme and (parts.netloc or value.startswith("/")):
+            raise ValueError(
+                f"{value!r}: write a page of the site relative to its root (about.html) or a "
+                "full address (https://...)"
+            )
+        return value
 
     @property
     def external(self) -> bool:
@@ -70,6 +99,19 @@ class SiteConfig(FrozenModel):
     base_url: str | None = None
     theme: str | None = None
     navigation: tuple[NavItem, ...] = _default_navigation()
+    max_file_mb: float = Field(default=50.0, gt=0)
+
+    @field_validator("theme")
+    @classmethod
+    def _relative(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        path = PurePosixPath(value.replace("\\", "/"))
+        if not value.strip() or path.is_absolute() or ".." in path.parts or ":" in value:
+            raise ValueError(
+                f"theme must be a folder inside the content folder, such as theme, not {value!r}"
+            )
+        return value
 
     @field_validator("base_url")
     @classmethod
@@ -77,7 +119,8 @@ class SiteConfig(FrozenModel):
         if value is None:
             return None
         parts = urlsplit(value)
-        if parts.scheme not in ("http", "https") or not parts.netloc:
+        unsafe = any(ord(c) <= 0x20 or c in "\"'<>\\\x7f" for c in value)
+        if parts.scheme not in ("http", "https") or not parts.netloc or unsafe:
             raise ValueError(f"base_url must be an absolute http(s) URL, not {value!r}")
         return value if value.endswith("/") else value + "/"
 
@@ -94,11 +137,18 @@ def load_config(content: Path, *, base_url: str | None = None) -> SiteConfig:
     """
     file = content / CONFIG_FILE
     data: dict[str, object] = {}
-    if file.exists():
+    if file.exists() or file.is_symlink():
+        if not file.resolve().is_relative_to(content.resolve()) or not file.is_file():
+            raise SiteError(
+                f"{file}: a link that leaves the content folder (or not a file); write the "
+                "settings into the content folder itself"
+            )
         try:
-            loaded = load_yaml(file.read_text(encoding="utf-8")) or {}
-        except Exception as error:  # yaml reports the line and column in its message
-            raise SiteError(f"{file}: not valid YAML: {error}") from None
+            loaded = read_yaml(file) or {}
+        except OSError as error:
+            raise SiteError(f"{file}: cannot read it: {error.strerror}") from None
+        except yaml.YAMLError as error:  # invalid, not UTF-8, or over a limit
+            raise SiteError(f"{file}: {describe(error)}") from None
         if not isinstance(loaded, dict):
             raise SiteError(f"{file}: expected a mapping of settings (title, navigation, ...)")
         data = loaded
@@ -111,5 +161,6 @@ def load_config(content: Path, *, base_url: str | None = None) -> SiteConfig:
             f"{'.'.join(str(p) for p in e['loc']) or 'site'}: {e['msg']}" for e in error.errors()
         )
         raise SiteError(
-            f"{file}: {problems} (keys: title, description, base_url, theme, navigation)"
+            f"{file}: {problems} (keys: title, description, base_url, theme, navigation, "
+            "max_file_mb)"
         ) from None

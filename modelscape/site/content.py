@@ -19,12 +19,28 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from modelscape.site.config import SiteConfig, SiteError, load_config
+import yaml
 
-__all__ = ["Content", "FileHashes", "PageSource", "RunFolder", "discover", "slug"]
+from modelscape._yaml import describe, read_yaml
+from modelscape.site.config import SiteConfig, SiteError, load_config
+from modelscape.site.confine import content_files, is_inside, site_path
+
+__all__ = [
+    "PUBLISHED_SUFFIXES",
+    "RESERVED_FILES",
+    "RESERVED_FOLDERS",
+    "Content",
+    "FileHashes",
+    "PageSource",
+    "RunFolder",
+    "discover",
+    "reserved",
+    "slug",
+]
 
 _SLUG = re.compile(r"[^a-z0-9]+")
 
@@ -69,16 +85,23 @@ class FileHashes:
     """Content hashes of input files, reused while a file's size and modification time hold.
 
     Stores can be large; hashing each once, and then only when it changes, keeps a rebuild
-    with nothing changed fast.
+    with nothing changed fast. Files are known by ``label`` (a path relative to where they
+    live), because the table is saved in the published output folder.
     """
 
-    def __init__(self, known: dict[str, list[object]] | None = None) -> None:
+    def __init__(
+        self,
+        known: dict[str, list[object]] | None = None,
+        *,
+        label: Callable[[Path], str] = os.fspath,
+    ) -> None:
         self.known = dict(known or {})
         self.seen: dict[str, list[object]] = {}
+        self.label = label
 
     def __call__(self, path: Path) -> str:
         """The sha256 of a file's bytes (hex, shortened)."""
-        key = os.fspath(path)
+        key = self.label(path)
         stat = path.stat()
         cached = self.known.get(key)
         if cached is not None and cached[0] == stat.st_size and cached[1] == stat.st_mtime_ns:
@@ -93,12 +116,65 @@ class FileHashes:
         return digest
 
 
-def _store_of(folder: Path) -> Path | None:
-    preferred = folder / "store.db"
-    if preferred.is_file():
-        return preferred
-    stores = sorted(folder.glob("*.db"))
-    return stores[0] if len(stores) == 1 else None
+#: Site paths the build makes itself; a page or file of the content may not take them.
+RESERVED_FILES = frozenset({"index.html", "search.html", "404.html", "sitemap.xml"})
+RESERVED_FOLDERS = frozenset({"assets", "scenarios", "reports", "models"})
+#: The kinds of file a page folder may publish beside its markdown pages. Anything a browser
+#: would run as a document of the site (HTML, SVG, XML, scripts) is left out: it would run
+#: with the site's address and outside its policy.
+PUBLISHED_SUFFIXES = frozenset(
+    {
+        ".png", ".jpg", ".jpeg", ".gif", ".webp", ".avif", ".ico",
+        ".pdf", ".txt", ".csv", ".tsv", ".json", ".jsonl", ".yaml", ".yml",
+        ".zip", ".gz",
+    }
+)  # fmt: skip
+
+
+def reserved(path: str) -> str | None:
+    """Why the build keeps site path ``path`` for itself, or None if a page may use it."""
+    first = path.split("/", 1)[0]
+    if path in RESERVED_FILES or (first in RESERVED_FOLDERS and "/" in path):
+        return f"{first if '/' in path else path} is made by the build"
+    return None
+
+
+def _inside(path: Path, root: Path, warnings: list[str], what: str) -> bool:
+    """Whether ``path`` stays inside the content folder; if not, warn that it is skipped."""
+    if is_inside(path, root):
+        return True
+    warnings.append(
+        f"{path}: a link that leaves the content folder; {what} (links may point only to "
+        "files inside the content folder)"
+    )
+    return False
+
+
+def _store_of(run: Path, root: Path, warnings: list[str]) -> Path | None:
+    """The run's store: ``store.db``, else the folder's one ``*.db`` file, kept inside root."""
+    preferred = run / "store.db"
+    if preferred.exists() or preferred.is_symlink():
+        candidates = [preferred]
+    else:
+        candidates = sorted(run.glob("*.db"))
+    if len(candidates) != 1:
+        warnings.append(
+            f"{run}: several *.db files and no store.db: name the run's store store.db"
+            if candidates
+            else f"{run}: no store (store.db): the report page cannot open its outputs"
+        )
+        return None
+    store = candidates[0]
+    # SQLite also opens the journal files beside a store, and may write to them.
+    for path in (store, *(Path(f"{store}{end}") for end in ("-wal", "-shm", "-journal"))):
+        if (path.exists() or path.is_symlink()) and not _inside(
+            path, root, warnings, "the report page cannot open the run's outputs"
+        ):
+            return None
+    if not store.is_file():
+        warnings.append(f"{store}: not a regular file; the report page cannot open its outputs")
+        return None
+    return store
 
 
 def _runs(root: Path, warnings: list[str]) -> list[RunFolder]:
@@ -107,39 +183,40 @@ def _runs(root: Path, warnings: list[str]) -> list[RunFolder]:
     if not folder.is_dir():
         return found
     for run in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
+        if not _inside(run, root, warnings, "skipped"):
+            continue
         report = run / "report.json"
         if not report.is_file():
             warnings.append(f"{run}: no report.json (make it with `modelscape report -o`)")
             continue
-        store = _store_of(run)
-        if store is None:
-            several = len(list(run.glob("*.db"))) > 1
-            warnings.append(
-                f"{run}: "
-                + (
-                    "several *.db files and no store.db: name the run's store store.db"
-                    if several
-                    else "no store (store.db): the report page cannot open its outputs"
-                )
-            )
-        notes = run / "README.md"
-        found.append(RunFolder(run.name, report, store, notes if notes.is_file() else None))
+        if not _inside(report, root, warnings, "the run is skipped"):
+            continue
+        store = _store_of(run, root, warnings)
+        notes: Path | None = run / "README.md"
+        if notes is not None and not notes.is_file():
+            notes = None
+        if notes is not None and not _inside(notes, root, warnings, "its notes are left out"):
+            notes = None
+        found.append(RunFolder(run.name, report, store, notes))
     return found
 
 
 def _specs(root: Path, warnings: list[str]) -> dict[str, Path]:
     """Spec files by scenario name (the ``name:`` inside, else the file name)."""
-    from modelscape._yaml import load_yaml
-
     specs: dict[str, Path] = {}
     folder = root / "specs"
     if not folder.is_dir():
         return specs
     for path in sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]):
+        if not _inside(path, root, warnings, "skipped"):
+            continue
         try:
-            data = load_yaml(path.read_text(encoding="utf-8"))
-        except Exception as error:
-            warnings.append(f"{path}: not valid YAML ({error}); skipped")
+            data = read_yaml(path)
+        except OSError as error:
+            warnings.append(f"{path}: cannot read it ({error.strerror}); skipped")
+            continue
+        except yaml.YAMLError as error:
+            warnings.append(f"{path}: {describe(error)}; skipped")
             continue
         name = data.get("name") if isinstance(data, dict) else None
         name = str(name) if name else path.stem
@@ -150,20 +227,29 @@ def _specs(root: Path, warnings: list[str]) -> dict[str, Path]:
     return specs
 
 
-def _pages(root: Path) -> tuple[list[PageSource], dict[str, Path]]:
+def _pages(root: Path, warnings: list[str]) -> tuple[list[PageSource], dict[str, Path]]:
     folder = root / "pages"
     pages: list[PageSource] = []
     files: dict[str, Path] = {}
-    if not folder.is_dir():
-        return pages, files
-    for path in sorted(folder.rglob("*")):
+    for path in content_files(folder, root, warnings):
         relative = path.relative_to(folder)
-        if not path.is_file() or any(part.startswith(".") for part in relative.parts):
-            continue
-        if path.suffix == ".md":
-            pages.append(PageSource(path, relative.with_suffix(".html").as_posix()))
+        output = relative.with_suffix(".html") if path.suffix == ".md" else relative
+        site = output.as_posix()
+        why = reserved(site)
+        if why is not None:
+            warnings.append(f"{path}: would replace {site}, but {why}; rename it; skipped")
+        elif site_path(site) is None:
+            warnings.append(f"{path}: its name cannot be a path of the site; skipped")
+        elif path.suffix == ".md":
+            pages.append(PageSource(path, site))
+        elif path.suffix.lower() not in PUBLISHED_SUFFIXES:
+            warnings.append(
+                f"{path}: {path.suffix or 'a file without a suffix'} files are not published "
+                "(HTML, SVG and scripts would run outside the site's policy); write a markdown "
+                f"page, or use one of {', '.join(sorted(PUBLISHED_SUFFIXES))}; skipped"
+            )
         else:
-            files[relative.as_posix()] = path
+            files[site] = path
     return pages, files
 
 
@@ -173,7 +259,7 @@ def discover(root: Path, *, base_url: str | None = None) -> Content:
         raise SiteError(f"{root}: no such content folder (make one with `modelscape init`)")
     config = load_config(root, base_url=base_url)
     warnings: list[str] = []
-    pages, files = _pages(root)
+    pages, files = _pages(root, warnings)
     return Content(
         root=root,
         config=config,

@@ -22,6 +22,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from modelscape import __version__
+from modelscape.site.confine import site_path
 
 __all__ = [
     "MANIFEST",
@@ -36,19 +37,22 @@ __all__ = [
 #: The manifest's file name inside the output folder.
 MANIFEST = ".modelscape-manifest.json"
 _FORMAT = 1
+KEYS = ("outputs", "files", "summaries")
 _LINK = re.compile(r"""\s(?:href|src)="([^"]*)\"""")
 
 
 @dataclass
 class OutputRecord:
-    """One output file: its input hash, the site paths it links to, its search entry, and the
-    warnings met while making it (repeated by every build that reuses it)."""
+    """One output file: its input hash, the site paths it links to, its search entry, the
+    warnings met while making it (repeated by every build that reuses it), and the files
+    made with it (the full text of long outputs beside a report page)."""
 
     digest: str
     links: list[str] = field(default_factory=list)
     title: str | None = None
     text: str = ""
     warnings: list[str] = field(default_factory=list)
+    files: list[str] = field(default_factory=list)
 
     def data(self) -> dict[str, Any]:
         """The record as JSON data."""
@@ -60,7 +64,33 @@ class OutputRecord:
             entry["text"] = self.text
         if self.warnings:
             entry["warnings"] = self.warnings
+        if self.files:
+            entry["files"] = self.files
         return entry
+
+    @classmethod
+    def read(cls, entry: object) -> OutputRecord:
+        """A record from its JSON data; ValueError if it is not one this build wrote."""
+        if not isinstance(entry, dict) or not isinstance(entry.get("digest"), str):
+            raise ValueError("an output without its digest")
+        title = entry.get("title")
+        record = cls(
+            entry["digest"],
+            _texts(entry.get("links", [])),
+            title if isinstance(title, str) else None,
+            str(entry.get("text", "")),
+            _texts(entry.get("warnings", [])),
+            _texts(entry.get("files", [])),
+        )
+        if any(site_path(path) is None for path in record.files):
+            raise ValueError("a file outside the output folder")
+        return record
+
+
+def _texts(value: object) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError("expected a list of texts")
+    return list(value)
 
 
 @dataclass
@@ -73,25 +103,37 @@ class Manifest:
 
     @classmethod
     def load(cls, folder: Path) -> Manifest:
-        """The manifest of an output folder; empty if missing, unreadable or from another
-        modelscape version (then everything is rendered again)."""
+        """The manifest of an output folder; empty if missing, unreadable, corrupt, or from
+        another modelscape version (then everything is rendered again).
+
+        The manifest sits in the output folder, which a build does not trust more than its
+        content: a manifest naming a path outside the folder (``../x``, ``/etc/x``) is
+        corrupt, so nothing it lists is ever removed.
+        """
         try:
             data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
+            return cls()
+        if not isinstance(data, dict):
             return cls()
         if data.get("format") != _FORMAT or data.get("modelscape") != __version__:
             return cls()
-        outputs = {
-            path: OutputRecord(
-                str(entry["digest"]),
-                list(entry.get("links", [])),
-                entry.get("title"),
-                str(entry.get("text", "")),
-                list(entry.get("warnings", [])),
-            )
-            for path, entry in data.get("outputs", {}).items()
-        }
-        return cls(outputs, dict(data.get("files", {})), dict(data.get("summaries", {})))
+        try:
+            outputs_data, files, summaries = (data.get(k, {}) for k in KEYS)
+            if not all(isinstance(part, dict) for part in (outputs_data, files, summaries)):
+                raise ValueError("not a manifest")
+            outputs = {}
+            for path, entry in outputs_data.items():
+                if site_path(path) is None:
+                    raise ValueError(f"an output outside the output folder: {path!r}")
+                outputs[path] = OutputRecord.read(entry)
+            for key, known in files.items():
+                valid = isinstance(known, list) and len(known) == 3
+                if not valid or not all(isinstance(part, int | str) for part in known):
+                    raise ValueError(f"a file hash that is not [size, time, digest]: {key!r}")
+        except ValueError:
+            return cls()
+        return cls(outputs, dict(files), dict(summaries))
 
     def save(self, folder: Path) -> None:
         """Write the manifest (atomically: a crash leaves the old one or the new one)."""
@@ -103,6 +145,8 @@ class Manifest:
             "summaries": self.summaries,
         }
         temporary = folder / (MANIFEST + ".tmp")
+        if temporary.is_symlink():  # never write through a link left in the output folder
+            temporary.unlink()
         temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
         os.replace(temporary, folder / MANIFEST)
 

@@ -16,13 +16,17 @@ from functools import cache
 from pathlib import Path
 from urllib.parse import urlsplit
 
+import yaml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from modelscape._yaml import load_yaml
+from modelscape._yaml import describe, load_yaml
 from modelscape.site.config import SiteError
 
-__all__ = ["Markdown", "parse_markdown", "render_markdown"]
+__all__ = ["MAX_PAGE_BYTES", "Markdown", "parse_markdown", "read_page", "render_markdown"]
+
+#: The largest markdown page (or run notes) a site reads.
+MAX_PAGE_BYTES = 4 * 2**20
 
 _FRONT = re.compile(r"\A---\s*\n(.*?)\n---\s*(?:\n|\Z)", re.DOTALL)
 _TAGS = re.compile(r"<[^>]+>")
@@ -103,18 +107,39 @@ def render_markdown(text: str, *, local_links: bool = True) -> str:
     return str(parser.renderer.render(tokens, parser.options, {}))
 
 
+def read_page(path: Path) -> str:
+    """The text of a markdown file: UTF-8, at most :data:`MAX_PAGE_BYTES` bytes."""
+    try:
+        with path.open("rb") as stream:
+            data = stream.read(MAX_PAGE_BYTES + 1)
+    except OSError as error:
+        raise SiteError(f"{path}: cannot read it: {error.strerror}") from None
+    if len(data) > MAX_PAGE_BYTES:
+        raise SiteError(f"{path}: larger than {MAX_PAGE_BYTES:,} bytes; split the page")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        line = data[: error.start].count(b"\n") + 1
+        raise SiteError(
+            f"{path}: line {line}: not UTF-8 (byte 0x{data[error.start]:02x}); save it as UTF-8"
+        ) from None
+
+
 def parse_markdown(path: Path, *, local_links: bool = True) -> Markdown:
     """A markdown page with its front matter, title and plain text (for the search index)."""
-    source = path.read_text(encoding="utf-8")
+    source = read_page(path)
     meta: dict[str, object] = {}
     match = _FRONT.match(source)
     if match:
         try:
             loaded = load_yaml(match.group(1)) or {}
-        except Exception as error:
-            raise SiteError(f"{path}: invalid front matter: {error}") from None
+        except yaml.YAMLError as error:  # invalid, or over a limit (an alias bomb, say)
+            raise SiteError(f"{path}: front matter: {describe(error)}") from None
         if not isinstance(loaded, dict) or set(loaded) - {"title", "description"}:
             raise SiteError(f"{path}: front matter holds title: and description: only")
+        for key, value in loaded.items():
+            if not isinstance(value, str | int | float) or isinstance(value, bool):
+                raise SiteError(f"{path}: front matter: {key}: must be text")
         meta = loaded
         source = source[match.end() :]
     title = str(meta.get("title") or "")

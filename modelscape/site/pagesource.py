@@ -73,6 +73,8 @@ class PageMaker:
         self.catalog = catalog
         self.loaded = loaded
         self.warnings = warnings
+        #: Files made with a page, by the page's site path: {site path: text}.
+        self.attachments: dict[str, dict[str, str]] = {}
         for run in catalog.runs.values():
             if self.spec_of(run.scenario) is None:
                 warnings.append(
@@ -126,7 +128,8 @@ class PageMaker:
 
     def report(self, run: RunFolder) -> Callable[[], Made]:
         """The report page of one run, with its outputs when its store is there."""
-        path = f"reports/{self.catalog.run_pages[run.name]}.html"
+        slug = self.catalog.run_pages[run.name]
+        path = f"reports/{slug}.html"
 
         def make() -> Made:
             report = self.loaded.get(run.name) or Report.load(run.report)
@@ -138,8 +141,14 @@ class PageMaker:
             except ModelscapeError as error:
                 self.warnings.append(f"{run.store}: outputs not attached: {error}")
                 page = SiteReportPage(report, None, run=run.name, notes=notes, catalog=self.catalog)
+            # Long outputs are cut on the page; their full text goes beside it, in reports/SLUG/.
+            page.attachment_folder = slug
             text = " ".join([report.description, "models:", *report.targets, "run:", run.name])
-            return self._page(page, path), f"Report: {report.scenario} · {run.name}", text
+            html = self._page(page, path)
+            self.attachments[path] = {
+                f"reports/{name}": full for name, full in page.attachments.items()
+            }
+            return html, f"Report: {report.scenario} · {run.name}", text
 
         return make
 

@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import jinja2
+from jinja2.exceptions import SecurityError
 from markupsafe import Markup
 
 from modelscape import __version__
@@ -30,7 +32,7 @@ from modelscape.pages.page import (
     Page,
     asset_text,
 )
-from modelscape.site.config import SiteConfig
+from modelscape.site.config import SiteConfig, SiteError
 
 __all__ = ["ASSETS", "Frame", "policy", "relative_root", "render"]
 
@@ -137,4 +139,22 @@ def render(page: Page, env: jinja2.Environment, frame: Frame) -> str:
         **page.context(),
         **frame.variables(),
     }
-    return env.get_template(page.template).render(variables)
+    try:
+        return env.get_template(page.template).render(variables)
+    except jinja2.TemplateSyntaxError as error:
+        where = error.filename or error.name or page.template
+        raise SiteError(f"{where}: line {error.lineno}: {error.message}") from None
+    except SecurityError as error:
+        raise SiteError(
+            f"{_where(error, page.template)}: refused by the template sandbox: {error}"
+        ) from None
+    except jinja2.TemplateError as error:
+        raise SiteError(f"{_where(error, page.template)}: {error}") from None
+
+
+def _where(error: BaseException, template: str) -> str:
+    """The template file and line an error was raised at (Jinja maps its frames to them)."""
+    for frame in reversed(traceback.extract_tb(error.__traceback__)):
+        if frame.filename.endswith(".j2"):
+            return f"{frame.filename}: line {frame.lineno}"
+    return template

@@ -8,6 +8,7 @@ repository publishes its own ``content/`` with the same workflow (:func:`pages_w
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -120,11 +121,18 @@ def init_site(
 ) -> list[Path]:
     """Create a site project in ``folder`` (new or empty) and return the files written."""
     root = Path(folder)
+    if root.exists() and not root.is_dir():
+        raise SiteError(f"{root} is a file: choose a new folder for the site project")
     if root.exists() and any(root.iterdir()):
         raise SiteError(f"{root} is not empty: choose a new folder for the site project")
-    name = title or root.resolve().name
+    name = root.resolve().name if title is None else title
+    if not name.strip() or not name.isprintable():
+        raise SiteError(
+            f"the site's title must be one line of printable text, not {name!r} (--title)"
+        )
     files = {
-        "site.yaml": _SITE_YAML.format(title=name),
+        # A JSON string is a YAML double-quoted scalar: "Lab: results" stays one title.
+        "site.yaml": _SITE_YAML.format(title=json.dumps(name, ensure_ascii=False)),
         "pages/about.md": _ABOUT,
         "runs/README.md": _RUNS,
         "README.md": _README.format(title=name),
@@ -132,11 +140,14 @@ def init_site(
         ".github/workflows/pages.yml": pages_workflow(install=f"modelscape=={__version__}"),
     }
     written = []
-    for relative, text in files.items():
-        path = root / relative
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-        written.append(path)
+    try:
+        for relative, text in files.items():
+            path = root / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+            written.append(path)
+    except OSError as error:
+        raise SiteError(f"cannot create the site project in {root}: {error.strerror}") from None
     (root / "specs").mkdir(exist_ok=True)
     written.append(Path(shutil.copyfile(shipped_path(spec), root / "specs" / f"{spec}.yaml")))
     return written

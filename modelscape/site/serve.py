@@ -9,6 +9,7 @@ site stays exactly what ``modelscape build`` makes.
 
 from __future__ import annotations
 
+import errno
 import http.server
 import json
 import os
@@ -103,6 +104,11 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     def do_GET(self) -> None:
         """A page (with the reload script), a file, the version, or the 404 page."""
+        if self.headers.get("Host", "").lower() not in self.server_state.hosts:
+            # A page elsewhere can make the browser ask for http://its-own-name:8000/ and
+            # point that name at 127.0.0.1 (DNS rebinding); only our own names are served.
+            self._send(421, b"this preview answers to its own address only", "text/plain")
+            return
         path = unquote(urlsplit(self.path).path)
         if path == f"{_PREFIX}version":
             body = json.dumps({"version": self.server_state.version}).encode()
@@ -156,8 +162,20 @@ class SiteServer:
         # One handler class per server, so two previews in one process keep their versions.
         bound = type("Handler", (_Handler,), {"server_state": self})
         handler = partial(bound, directory=str(self.output))
-        self._server = http.server.ThreadingHTTPServer((host, port), handler)
+        try:
+            self._server = http.server.ThreadingHTTPServer((host, port), handler)
+        except OSError as error:
+            in_use = error.errno == errno.EADDRINUSE
+            raise SiteError(
+                f"cannot serve on {host}:{port}: "
+                + ("the port is in use; choose another with --port" if in_use else str(error))
+            ) from None
         self._server.daemon_threads = True
+        bound_port = self._server.server_address[1]
+        #: The Host headers the preview answers to: its loopback names, with its port.
+        self.hosts = frozenset(
+            f"{name}:{bound_port}" for name in ("127.0.0.1", "localhost", "[::1]")
+        )
 
     @property
     def url(self) -> str:
@@ -221,10 +239,16 @@ def serve_site(
     host: str = "127.0.0.1",
     port: int = 8000,
     on_build: Callable[[BuildResult | Exception], None] | None = None,
+    on_start: Callable[[str], None] | None = None,
 ) -> None:
-    """Serve a site for preview until interrupted (Ctrl-C), rebuilding it on every change."""
+    """Serve a site for preview until interrupted (Ctrl-C), rebuilding it on every change.
+
+    ``on_start`` receives the address once the server listens.
+    """
     server = SiteServer(content, output, host=host, port=port, on_build=on_build)
-    server.start()
+    url = server.start()
+    if on_start is not None:
+        on_start(url)
     try:
         threading.Event().wait()
     except KeyboardInterrupt:

@@ -18,15 +18,18 @@ the shipped page templates, so a template can extend the one it replaces.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from functools import cached_property
 from importlib import resources
 from pathlib import Path
 
 import jinja2
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 import modelscape
 from modelscape.pages.page import environment
 from modelscape.site.config import SiteError
+from modelscape.site.confine import content_files, is_inside
 
 __all__ = ["Theme", "default_theme"]
 
@@ -56,12 +59,50 @@ def _files(folder: Path) -> dict[str, Path]:
     }
 
 
-class Theme:
-    """The default theme, with a site's theme folder (if any) layered on top."""
+class _ConfinedLoader(jinja2.FileSystemLoader):
+    """A site theme's templates, each refused if a link takes it outside the content folder."""
 
-    def __init__(self, site_theme: Path | None = None) -> None:
-        if site_theme is not None and not site_theme.is_dir():
-            raise SiteError(f"theme folder {site_theme} does not exist (theme: in site.yaml)")
+    def __init__(self, folder: Path, content: Path) -> None:
+        super().__init__(folder)
+        self.content = content
+
+    def get_source(
+        self, environment: jinja2.Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        """The template's source, if it lies inside the content folder."""
+        source, filename, fresh = super().get_source(environment, template)
+        if not is_inside(Path(filename), self.content):
+            raise SiteError(
+                f"{filename}: a theme template that links outside the content folder; "
+                "keep the theme's files inside it"
+            )
+        return source, filename, fresh
+
+
+class Theme:
+    """The default theme, with a site's theme folder (if any) layered on top.
+
+    ``content`` is the content folder the site theme must stay inside (its templates and
+    static files included, links resolved). Every template renders in Jinja's sandbox:
+    a theme is contributed like any other content, and may not reach Python's internals
+    (``cycler.__init__.__globals__``) or call anything unsafe while the site is built.
+    """
+
+    def __init__(self, site_theme: Path | None = None, *, content: Path | None = None) -> None:
+        self.content = content if content is not None else site_theme
+        if site_theme is not None:
+            assert self.content is not None
+            if not is_inside(site_theme, self.content):
+                raise SiteError(
+                    f"theme folder {site_theme} leaves the content folder {self.content} "
+                    "(theme: in site.yaml); keep the theme inside the content folder"
+                )
+            if not site_theme.is_dir():
+                raise SiteError(f"theme folder {site_theme} does not exist (theme: in site.yaml)")
+            problems: list[str] = []
+            content_files(site_theme, self.content, problems, hidden=True)
+            if problems:
+                raise SiteError(f"theme folder {site_theme}: {problems[0]}")
         self.default = default_theme()
         self.site = site_theme
         self.folders = [f for f in (site_theme, self.default) if f is not None]
@@ -72,11 +113,11 @@ class Theme:
         default = jinja2.FileSystemLoader(self.default / "templates")
         pages = jinja2.PackageLoader("modelscape.pages", "templates")
         loaders: list[jinja2.BaseLoader] = []
-        if self.site is not None:
-            loaders.append(jinja2.FileSystemLoader(self.site / "templates"))
+        if self.site is not None and self.content is not None:
+            loaders.append(_ConfinedLoader(self.site / "templates", self.content))
         loaders += [default, jinja2.PrefixLoader({"default": default, "pages": pages}), pages]
         shipped = environment()
-        env = jinja2.Environment(
+        env = ImmutableSandboxedEnvironment(
             loader=jinja2.ChoiceLoader(loaders),
             autoescape=True,
             undefined=jinja2.StrictUndefined,

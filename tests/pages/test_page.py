@@ -37,9 +37,14 @@ def test_json_script_cannot_close_its_element(text: str) -> None:
     assert json.loads(embedded) == {"text": text}
 
 
-def test_json_script_refuses_non_finite_numbers() -> None:
-    with pytest.raises(ValueError, match="Out of range"):
-        json_script(float("nan"))
+def test_json_script_turns_non_finite_numbers_into_null() -> None:
+    # JSON.parse fails on NaN, so one NaN would cost the page all of its data.
+    assert str(json_script(float("nan"))) == "null"
+    value = {"x": [1.5, float("inf"), (float("-inf"), "NaN")], "y": {"z": float("nan")}}
+    embedded = str(json_script(value))
+    assert "NaN" not in embedded.replace('"NaN"', "")
+    assert "Infinity" not in embedded
+    assert json.loads(embedded) == {"x": [1.5, None, [None, "NaN"]], "y": {"z": None}}
 
 
 def test_bundle_unpacks_to_the_vendored_plotly() -> None:

@@ -27,6 +27,25 @@
     return out;
   };
 
+  // A long output is embedded cut short: say so, and link to the whole (a file beside a site's
+  // page) or name the observation that holds it in the run's store (a standalone page).
+  const cut = (box, observation, key, what) => {
+    const length = observation[key + "_length"];
+    if (!length) return;
+    const note = element("p", null, "meta output-cut");
+    note.append("Showing the first " + observation[key].length.toLocaleString("en") + " of " +
+      length.toLocaleString("en") + " characters of this " + what + ". ");
+    const file = observation[key + "_file"];
+    if (typeof file === "string" && /^[\w.\/-]+$/.test(file) && !file.includes("..")) {
+      const link = element("a", "Open the full " + what);
+      link.href = file;
+      note.append(link, ".");
+    } else {
+      note.append("The full " + what + " is in the run's store: observation " + observation.id + ".");
+    }
+    box.append(note);
+  };
+
   // The full record of one output, built when its row is first opened.
   const body = (observation) => {
     const variant = evidence.variants[observation.variant];
@@ -53,8 +72,10 @@
       box.append(element("p", role, "role-label"), element("pre", content, "prompt"));
     }
     box.append(element("p", "raw output", "role-label"), element("pre", observation.text, "prompt output-text"));
+    cut(box, observation, "text", "output");
     if (observation.data !== null) {
       box.append(element("p", "structured output", "role-label"), element("pre", observation.data, "prompt"));
+      cut(box, observation, "data", "structured output");
     }
     if (observation.error) {
       box.append(element("p", "error", "role-label"), element("pre", observation.error, "prompt"));
