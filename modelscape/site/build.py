@@ -29,6 +29,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 import modelscape
 from modelscape import __version__
 from modelscape.errors import ModelscapeError
@@ -103,6 +105,14 @@ def digest_of(*parts: Any) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
 
 
+def _cached_summary(cached: object) -> RunSummary | None:
+    """A summary kept by the last build, or None if the manifest's copy is not one."""
+    try:
+        return None if cached is None else RunSummary.model_validate(cached)
+    except ValidationError:
+        return None
+
+
 def _summaries(
     content: Content, hashes: FileHashes, manifest: Manifest, warnings: list[str]
 ) -> tuple[dict[str, RunSummary], dict[str, str], dict[str, Report], dict[str, dict[str, Any]]]:
@@ -115,9 +125,9 @@ def _summaries(
     for run in content.runs:
         key = f"{run.name}:{hashes(run.report)}"
         cached = manifest.summaries.get(key)
-        if cached is not None:
-            summary = RunSummary.model_validate(cached)
-        else:
+        summary = _cached_summary(cached)
+        if summary is None:
+            cached = None
             try:
                 report = Report.load(run.report)
             except ModelscapeError as error:

@@ -16,6 +16,7 @@ import pytest
 from modelscape.site import build_site
 from tests.browsertools import axe_source as read_axe
 from tests.browsertools import chromium, vnu_command
+from tests.site.hostile import Sandbox, make_sandbox
 from tests.site.sitetools import RUN, make_content
 
 
@@ -23,6 +24,12 @@ from tests.site.sitetools import RUN, make_content
 def content(tmp_path: Path) -> Path:
     """A fresh small content folder for one test."""
     return make_content(tmp_path / "content")
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
+    """A content folder with files around it that a build must neither change nor publish."""
+    return make_sandbox(tmp_path, monkeypatch)
 
 
 @pytest.fixture(scope="module")
