@@ -12,9 +12,14 @@ import pytest
 
 from tests.site.hostile import Sandbox
 
-BOMB = "a: &a [" + ",".join(["lol"] * 9) + "]\n" + "".join(
-    f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]\n"
-    for i in range(8)
+BOMB = (
+    "a: &a ["
+    + ",".join(["lol"] * 9)
+    + "]\n"
+    + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [" + ",".join([f"*{chr(97 + i)}"] * 9) + "]\n"
+        for i in range(8)
+    )
 )
 
 
@@ -78,13 +83,13 @@ def test_a_theme_folder_linked_outside_is_refused(sandbox: Sandbox) -> None:
     (sandbox.outside / "templates").mkdir()
     (sandbox.content / "linked").symlink_to(sandbox.outside, target_is_directory=True)
     settings = sandbox.content / "site.yaml"
-    settings.write_text(
-        settings.read_text(encoding="utf-8") + "theme: linked\n", encoding="utf-8"
-    )
+    settings.write_text(settings.read_text(encoding="utf-8") + "theme: linked\n", encoding="utf-8")
     sandbox.refuses(r"theme folder .*linked leaves the content folder")
 
 
-@pytest.mark.parametrize("where", ["templates/base.html.j2", "templates/.hidden.j2", "static/x.css"])
+@pytest.mark.parametrize(
+    "where", ["templates/base.html.j2", "templates/.hidden.j2", "static/x.css"]
+)
 def test_a_theme_file_linked_outside_is_refused(sandbox: Sandbox, where: str) -> None:
     theme = _theme(sandbox)
     (theme / where).parent.mkdir(parents=True, exist_ok=True)
