@@ -151,8 +151,10 @@ class Axis(Generic[TaskT, ValueT]):
             return self._positions[(type(value), value)]
         except (KeyError, TypeError):  # TypeError: an unhashable value is no axis value
             pass
+        shown = ", ".join(repr(v) for v in self.values[:8])
+        more = f", … ({len(self.values):,} in all)" if len(self.values) > 8 else ""
         raise TaskSpaceError(
-            f"axis {self.name!r} has no value {value!r}; its values are {list(self.values)!r}"
+            f"axis {self.name!r} has no value {value!r}; its values are {shown}{more}"
         )
 
     def __repr__(self) -> str:
