@@ -105,3 +105,40 @@ def test_the_404_page_links_from_the_base_path(content: Path, tmp_path: Path) ->
 class _Quiet(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+def _get(url: str, host: str) -> int:
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    connection = http.client.HTTPConnection(parts.hostname or "", parts.port, timeout=10)
+    try:
+        connection.putrequest("GET", "/index.html", skip_host=True)
+        connection.putheader("Host", host)
+        connection.endheaders()
+        return connection.getresponse().status
+    finally:
+        connection.close()
+
+
+def test_serve_answers_only_to_its_own_host_names(server: SiteServer) -> None:
+    port = server.url.rstrip("/").rsplit(":", 1)[1]
+    # DNS rebinding: a page of evil.example makes the browser ask for evil.example:PORT,
+    # a name that now points at 127.0.0.1; the preview must not answer it.
+    assert _get(server.url, f"evil.example:{port}") == 421
+    assert _get(server.url, "127.0.0.1") == 421  # another port (80) is another origin
+    assert _get(server.url, f"127.0.0.1:{port}") == 200
+    assert _get(server.url, f"localhost:{port}") == 200
+    assert _get(server.url, f"LOCALHOST:{port}") == 200
+
+
+def test_serve_on_a_port_in_use_is_an_error(content: Path, tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(SiteError, match=rf"cannot serve on 127.0.0.1:{port}: the port is in"):
+            SiteServer(content, tmp_path / "site", port=port)
