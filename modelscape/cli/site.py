@@ -31,15 +31,32 @@ _OUTPUT = click.option(
 )
 @click.option("--strict", is_flag=True, help="Fail on any warning (broken link, missing store).")
 @click.option("--force", is_flag=True, help="Render every page, even the unchanged ones.")
-def build(content: Path, output: Path, base_url: str | None, strict: bool, force: bool) -> None:
+@click.option(
+    "--max-file-mb",
+    type=click.FloatRange(min=0, min_open=True),
+    help="Warn about any file of the site larger than this (default: max_file_mb in "
+    "site.yaml, else 50; GitHub Pages refuses files over 100 MB).",
+)
+def build(
+    content: Path,
+    output: Path,
+    base_url: str | None,
+    strict: bool,
+    force: bool,
+    max_file_mb: float | None,
+) -> None:
     """Build the static site of CONTENT (default: ./content) into --output.
 
     CONTENT holds site.yaml, pages/*.md, specs/*.yaml and runs/NAME/ folders (report.json,
     store.db, README.md). Only pages whose inputs changed since the last build are rendered.
+    Nothing outside CONTENT is read (links leaving it are skipped with a warning) and nothing
+    outside --output is written.
     """
     from modelscape.site import build_site
 
-    result = build_site(content, output, base_url=base_url, strict=strict, force=force)
+    result = build_site(
+        content, output, base_url=base_url, strict=strict, force=force, max_file_mb=max_file_mb
+    )
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(result.summary())

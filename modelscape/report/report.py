@@ -77,7 +77,7 @@ class Report(FrozenModel):
             data = json.loads(file.read_text(encoding="utf-8"))
         except OSError as error:
             raise ReportError(f"cannot read report {file}: {error.strerror}") from None
-        except ValueError as error:
+        except (ValueError, RecursionError) as error:  # RecursionError: nested too deeply
             raise ReportError(f"{file} is not a report file (invalid JSON: {error})") from None
         if not isinstance(data, dict) or "format" not in data:
             raise ReportError(f"{file} is not a modelscape report (it has no format number)")

@@ -347,7 +347,7 @@ def build_site(
         ):
             records[job.path] = known
             records.update({p: OutputRecord(job.digest) for p in known.files})
-            result.reused.append(job.path)
+            result.reused.extend([job.path, *known.files])
             result.warnings.extend(_restored(known.warnings, root))
             continue
         before = len(result.warnings)
@@ -360,7 +360,7 @@ def build_site(
         links = links_of(data) if isinstance(data, str) and job.path.endswith(".html") else []
         met = _portable(result.warnings[before:], root)
         records[job.path] = OutputRecord(job.digest, links, title, text, met, sorted(made))
-        result.rendered.append(job.path)
+        result.rendered.extend([job.path, *sorted(made)])
     generated = {f"{ASSETS}/search-index.js", "sitemap.xml", ".nojekyll"}
     for path in sorted(set(manifest.outputs) - set(records) - generated):
         if site.remove(path):

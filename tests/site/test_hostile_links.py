@@ -119,3 +119,17 @@ def test_a_dangling_link_is_skipped(sandbox: Sandbox) -> None:
 def test_a_link_loop_is_skipped(sandbox: Sandbox, name: str) -> None:
     (sandbox.content / "pages" / name).symlink_to(sandbox.content / "pages" / name)
     sandbox.warns(rf"{name}: a link that leaves the content folder")
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        (b"[" * 100_000, "is not a report file"),
+        (b"\xff\xfe{}", "is not a report file"),
+        (b'{"format": 1, "scenario": 3}', "invalid report at"),
+    ],
+)
+def test_a_hostile_report_skips_its_run(sandbox: Sandbox, data: bytes, match: str) -> None:
+    (sandbox.content / "runs" / RUN / "report.json").write_bytes(data)
+    sandbox.warns(rf"report\.json: skipped: .*{match}")
+    assert not (sandbox.output / "reports" / f"{RUN}.html").exists()
