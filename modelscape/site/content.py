@@ -3,7 +3,7 @@
 A content folder holds::
 
     site.yaml           settings (see modelscape.site.config); optional
-    pages/*.md          markdown pages, one HTML page each (other files there are copied)
+    pages/*.md          markdown pages, one HTML page each (plain files there are copied)
     specs/*.yaml        scenario specs, one scenario page each
     runs/NAME/          one stored run per folder:
         report.json     the report (modelscape report -o, or scenario.report(results).save)
@@ -11,7 +11,10 @@ A content folder holds::
         README.md       how the run was made: command, versions (shown on the report page)
 
 Problems that do not stop the build (a run without its store, a folder without a report) are
-collected as warnings; ``--strict`` turns them into a failing exit.
+collected as warnings; ``--strict`` turns them into a failing exit. Content is not trusted:
+a link that leaves the content folder, a page that would replace a file the build makes
+(``pages/index.md``), and a file a browser would run (HTML, SVG, scripts) are left out with a
+warning naming them (see :mod:`modelscape.site.confine`).
 """
 
 from __future__ import annotations
