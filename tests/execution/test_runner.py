@@ -113,7 +113,7 @@ def flaky_target(name: str = "flaky") -> tuple[CallableTarget, dict[str, int]]:
             counts["failures"] += 1
             if draw < 0.15:
                 raise TargetError("503 overloaded", retry_after=0.001)
-            raise ConnectionError("connection reset")
+            raise TargetError("connection reset")  # a retryable failure, as providers raise
         if draw < 0.35:
             counts["hangs"] += 1
             await asyncio.sleep(30)

@@ -1,0 +1,107 @@
+"""Handing planned observations to the runner's workers, each claimed before it is asked.
+
+Two runs of one experiment on one store (two terminals, two CI jobs) would otherwise both pay
+for every call. When the store supports leases (:class:`~modelscape.store.protocol.Leasing`,
+as both shipped stores do), the feed claims observations a chunk at a time, just ahead of the
+workers. An observation leased by another live run is set aside; once everything else is
+done, the feed polls the set-aside ones: those the other run stored ``ok`` are reused, those
+whose lease ended without an answer (the other run failed or died) are claimed and asked here.
+Leases last as long as an observation may take (``ExecutionConfig.budget``) plus a margin, and
+a lease of a process that no longer exists is void at once, so a killed run never makes the
+next one wait.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import math
+import os
+import uuid
+from collections.abc import Sequence
+
+from modelscape.execution.experiment import PlannedObservation
+from modelscape.results.records import Observation
+from modelscape.store.protocol import Leasing, Store
+
+__all__ = ["Feed", "LEASE_POLL"]
+
+#: Seconds between looks at observations another run is asking for.
+LEASE_POLL = 0.5
+# Added to an observation's budget for its lease: a worker may wait a little before asking.
+_LEASE_MARGIN = 60.0
+# Without a timeout an observation has no bound; its lease is renewed by a later claim.
+_LEASE_UNBOUNDED = 3600.0
+
+
+class Feed:
+    """The next observation to ask, for workers that share it; None once all are handed out.
+
+    ``reused`` collects the observations another run stored while this one waited for them.
+    """
+
+    def __init__(
+        self,
+        todo: Sequence[PlannedObservation],
+        store: Store,
+        *,
+        budget: float,
+        chunk: int,
+    ) -> None:
+        self.pending = collections.deque(todo)
+        self.ready: collections.deque[PlannedObservation] = collections.deque()
+        self.waiting: dict[str, PlannedObservation] = {}
+        self.reused: dict[str, Observation] = {}
+        self.store = store
+        self.leasing = store if isinstance(store, Leasing) else None
+        self.holder = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self.seconds = (_LEASE_UNBOUNDED if math.isinf(budget) else budget) + _LEASE_MARGIN
+        self.chunk = chunk
+        self.lock = asyncio.Lock()
+        #: Set to stop handing out observations (the store cannot be written).
+        self.stopped = False
+
+    async def next(self) -> PlannedObservation | None:
+        """The next observation this run may ask for, or None when there is none left."""
+        if self.leasing is None:
+            return None if self.stopped or not self.pending else self.pending.popleft()
+        while not self.ready:
+            async with self.lock:
+                if self.ready:
+                    break
+                if self.stopped or (not self.pending and not self.waiting):
+                    return None
+                if self.pending:
+                    take = min(self.chunk, len(self.pending))
+                    chunk = [self.pending.popleft() for _ in range(take)]
+                    await self._claim(chunk)
+                else:
+                    await self._poll()
+        return self.ready.popleft()
+
+    async def _claim(self, chunk: list[PlannedObservation]) -> None:
+        assert self.leasing is not None
+        ids = [p.id for p in chunk]
+        claimed = await asyncio.to_thread(self.leasing.claim, ids, self.holder, self.seconds)
+        self.ready.extend(p for p in chunk if p.id in claimed)
+        self.waiting.update((p.id, p) for p in chunk if p.id not in claimed)
+
+    async def _poll(self) -> None:
+        """Reuse what other runs stored; claim what they gave up; else wait a little."""
+        stored = await asyncio.to_thread(self.store.observations, list(self.waiting))
+        for oid, observation in stored.items():
+            if observation.status == "ok":
+                self.reused[oid] = observation
+                del self.waiting[oid]
+        if not self.waiting:
+            return
+        chunk = list(self.waiting.values())
+        self.waiting.clear()
+        await self._claim(chunk)
+        if not self.ready:
+            await asyncio.sleep(LEASE_POLL)
+
+    def release(self) -> None:
+        """End this run's remaining leases (those of observations it did not store)."""
+        if self.leasing is not None:
+            self.leasing.release(self.holder)
