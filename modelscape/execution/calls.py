@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import math
 import random
 import time
@@ -29,6 +30,8 @@ class CallResult(NamedTuple):
 
 def _describe(error: BaseException) -> str:
     text = str(error)
+    if isinstance(error, TargetError) and text:
+        return text  # the target's own message says what failed
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
@@ -114,7 +117,11 @@ async def call_with_retries(
             return CallResult(failed, False, attempt, started, time.perf_counter() - clock)
         if on_retry is not None:
             on_retry()
-        await asyncio.sleep(wait)
+        if breaker is None:
+            await asyncio.sleep(wait)
+        else:  # a breaker that trips meanwhile ends the wait
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(breaker.stop.wait(), wait)
 
 
 async def run_workers(count: int, worker: Callable[[], Awaitable[None]]) -> None:

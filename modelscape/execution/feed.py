@@ -24,7 +24,7 @@ from modelscape.execution.experiment import PlannedObservation
 from modelscape.results.records import Observation
 from modelscape.store.protocol import Leasing, Store
 
-__all__ = ["Feed", "LEASE_POLL"]
+__all__ = ["LEASE_POLL", "Feed"]
 
 #: Seconds between looks at observations another run is asking for.
 LEASE_POLL = 0.5

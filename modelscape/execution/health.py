@@ -15,6 +15,7 @@ as a provider's ``Retry-After`` that was capped.
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import dataclass
 
 __all__ = ["Breaker", "TargetHealth"]
@@ -26,13 +27,15 @@ _NOTES = 5
 
 @dataclass(frozen=True, slots=True)
 class TargetHealth:
-    """One target's run: ``done`` observations this run, ``failed`` among them, the
+    """One target's run: ``done`` observations this run, ``failed`` among them (``unasked`` of
+    those were never sent, because the breaker had stopped the target), the
     ``first_error``, ``stopped`` (why the breaker stopped the target, or None) and ``notes``
     (waits that were capped, and similar things worth knowing)."""
 
     name: str
     done: int
     failed: int
+    unasked: int
     first_error: str | None
     stopped: str | None
     notes: tuple[str, ...]
@@ -56,11 +59,16 @@ class Breaker:
         self.tripped: str | None = None
         self.done = 0
         self.failed = 0
+        self.unasked = 0
         self.first_error: str | None = None
         self.notes: dict[str, None] = {}
+        #: Set when the breaker trips, to wake calls waiting to retry.
+        self.stop = asyncio.Event()
 
     def failure(self, error: str, *, endpoint: bool) -> None:
         """Record a failed attempt; ``endpoint`` failures count towards tripping."""
+        if self.first_error is None:
+            self.first_error = error
         if not endpoint:
             self.success()
             return
@@ -73,6 +81,7 @@ class Breaker:
                 f"target {self.name!r} stopped after {self.streak} identical failures in a "
                 f"row: {error}"
             )
+            self.stop.set()
 
     def success(self) -> None:
         """Record an attempt that was not an endpoint failure: the streak starts again."""
@@ -84,16 +93,23 @@ class Breaker:
         if len(self.notes) < _NOTES:
             self.notes.setdefault(text)
 
-    def finished(self, ok: bool, error: str | None) -> None:
-        """Count one observation this run, and keep the first error."""
+    def finished(self, ok: bool, error: str | None, *, attempts: int) -> None:
+        """Count one observation this run (and keep its error if no attempt failed before)."""
         self.done += 1
         if not ok:
             self.failed += 1
+            self.unasked += attempts == 0
             if self.first_error is None:
                 self.first_error = error
 
     def health(self) -> TargetHealth:
         """The target's counts so far."""
         return TargetHealth(
-            self.name, self.done, self.failed, self.first_error, self.tripped, tuple(self.notes)
+            self.name,
+            self.done,
+            self.failed,
+            self.unasked,
+            self.first_error,
+            self.tripped,
+            tuple(self.notes),
         )

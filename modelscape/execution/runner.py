@@ -233,7 +233,7 @@ class Runner:
                 buffer.add(observation, points)
                 scored.extend(points)
                 arrived.append(observation)
-                breaker.finished(ok, output.error)
+                breaker.finished(ok, output.error, attempts=result.attempts)
                 tally.done += 1
                 tally.failed += not ok
                 tally.tick()

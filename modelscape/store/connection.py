@@ -75,6 +75,11 @@ def connect(path: str, *, read_only: bool) -> sqlite3.Connection:
             # can be writing a file there, so reading it as immutable is safe.
             connection.close()
             connection = sqlite3.connect(f"{uri}&immutable=1", uri=True, **options)  # type: ignore[arg-type]
+        except sqlite3.DatabaseError as error:
+            connection.close()
+            raise StoreError(
+                f"{path} is not a modelscape store ({error}); choose another file"
+            ) from None
         return connection
     except sqlite3.Error as error:
         raise StoreError(f"cannot open store {path}: {error}") from None
@@ -94,7 +99,7 @@ def inspect(connection: sqlite3.Connection, path: str) -> State:
         ) from None
     if not tables and version == 0:
         return "empty"
-    if not _OURS <= tables:
+    if not tables >= _OURS:
         shown = ", ".join(sorted(tables)[:5]) or "none"
         raise StoreError(
             f"{path} is an SQLite file with other tables ({shown}), not a modelscape store; "
