@@ -58,6 +58,7 @@ async def call_with_retries(
     started = time.time()
     clock = time.perf_counter()
     error_text = ""
+    capped = ""  # the last Retry-After that was cut short, reported with a final failure
     attempt = 0
     while True:
         if breaker is not None and breaker.tripped is not None:
@@ -102,9 +103,8 @@ async def call_with_retries(
             wait = policy.delay(attempt, rng, retry_after)
             if retry_after is not None and (math.isnan(retry_after) or retry_after > wait):
                 capped = f"a Retry-After of {retry_after:g} s was capped at {wait:g} s (max_delay)"
-                error_text = f"{error_text} ({capped})"
                 if breaker is not None:
-                    breaker.note(f"{capped}, for example: {error_text}")
+                    breaker.note(f"{capped}, for example after: {error_text}")
             spent = time.perf_counter() - clock
             if spent + wait >= budget:
                 error_text = (
@@ -113,6 +113,8 @@ async def call_with_retries(
                 )
                 retryable = False
         if not retryable or attempt >= policy.attempts:
+            if capped:
+                error_text = f"{error_text} ({capped})"
             failed = TargetOutput(error=error_text)
             return CallResult(failed, False, attempt, started, time.perf_counter() - clock)
         if on_retry is not None:

@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import time
 import weakref
@@ -144,9 +145,11 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     if value is None:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         pass
+    else:  # "nan" says nothing; "inf" and other huge waits are capped by the retry policy
+        return None if math.isnan(seconds) else max(0.0, seconds)
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
