@@ -21,13 +21,11 @@ import json
 import os
 import sqlite3
 import threading
-import time
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
 
-from modelscape._model import trusted
 from modelscape.errors import StoreError
 from modelscape.results.records import (
     DifferenceMeasurement,
@@ -37,22 +35,22 @@ from modelscape.results.records import (
 )
 from modelscape.store.connection import BUSY_SECONDS, connect, guard, inspect, writable
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
-from modelscape.store.protocol import StoredRun, canonical_order, holder_alive
+from modelscape.store.protocol import StoredRun, canonical_order
 from modelscape.store.rows import (
     DIFFERENCES,
     VARIANTS,
     chunks,
+    claim_leases,
     compact,
-    json_array,
     marks,
-    observation_of,
+    read_observations,
+    read_points,
+    read_records,
 )
 from modelscape.task.space import Variant
 
 __all__ = ["SQLiteStore"]
 
-# Rows validated at once when loading a run.
-_BLOCK = 20_000
 R = TypeVar("R")
 
 
@@ -151,12 +149,7 @@ class SQLiteStore:
     def save_experiment(self, experiment: ExperimentRecord, variants: Iterable[Variant]) -> None:
         """Store an experiment and its variants (records already stored are kept)."""
         variants = list(variants)
-        with self._lock, guard(self.path, "storing an experiment"):
-            self._prepare()
-            self._save_experiment(experiment, variants)
-
-    def _save_experiment(self, experiment: ExperimentRecord, variants: list[Variant]) -> None:
-        with self._transaction():
+        with self._lock, guard(self.path, "storing an experiment"), self._transaction_for_write():
             self._connection.execute(
                 "INSERT OR IGNORE INTO experiments (id, created, record) VALUES (?, ?, ?)",
                 (experiment.id, experiment.created, experiment.model_dump_json()),
@@ -179,12 +172,7 @@ class SQLiteStore:
         ]
         if not rows:
             return
-        with self._lock, guard(self.path, "storing observations"):
-            self._prepare()
-            self._save_observations(rows)
-
-    def _save_observations(self, rows: list[tuple[Any, ...]]) -> None:
-        with self._transaction():
+        with self._lock, guard(self.path, "storing observations"), self._transaction_for_write():
             self._connection.executemany(
                 "INSERT INTO observations (id, experiment_id, target_id, variant_id, repetition, "
                 "status, record) VALUES (?, ?, ?, ?, ?, ?, ?) "
@@ -236,32 +224,8 @@ class SQLiteStore:
         ids = list(ids)
         if not ids:
             return set()
-        now = time.time()
-        pid = os.getpid()
         with self._lock, guard(self.path, "claiming observations"), self._transaction_for_write():
-            taken: set[str] = set()
-            for batch in chunks(ids):
-                where = f"IN ({marks(len(batch))})"
-                taken.update(
-                    r[0]
-                    for r in self._connection.execute(
-                        f"SELECT id FROM observations WHERE status = 'ok' AND id {where}", batch
-                    )
-                )
-                for oid, other, other_pid, expires in self._connection.execute(
-                    f"SELECT observation_id, holder, pid, expires FROM leases "
-                    f"WHERE observation_id {where}",
-                    batch,
-                ):
-                    if other != holder and expires > now and holder_alive(other_pid):
-                        taken.add(oid)
-            free = [i for i in ids if i not in taken]
-            self._connection.executemany(
-                "INSERT OR REPLACE INTO leases (observation_id, holder, pid, expires) "
-                "VALUES (?, ?, ?, ?)",
-                [(oid, holder, pid, now + seconds) for oid in free],
-            )
-        return set(free)
+            return claim_leases(self._connection, ids, holder, seconds)
 
     def release(self, holder: str) -> None:
         """End every lease ``holder`` still has."""
@@ -392,67 +356,16 @@ class SQLiteStore:
     def _records(
         self, adapter: TypeAdapter[list[R]], sql: str, parameters: Sequence[Any]
     ) -> list[R]:
-        """The records a query returns as JSON, validated a block of rows at a time.
-
-        A block is one JSON array and one call into pydantic's core, instead of one call per
-        record; blocks keep the text held at once small even for a million rows.
-        """
-        found: list[R] = []
         with self._lock:
-            cursor = self._connection.execute(sql, parameters)
-            while rows := cursor.fetchmany(_BLOCK):
-                found.extend(adapter.validate_json(json_array(rows)))
-        return found
+            return read_records(self._connection, adapter, sql, parameters)
 
     def _observations(self, sql: str, parameters: Sequence[Any]) -> list[Observation]:
-        """Observations this store wrote itself, built without validating them again.
-
-        Their JSON is parsed a block at a time and every record is completed with the field
-        defaults of this release, which is what validation would add; validating hundreds of
-        thousands of outputs again would dominate the time of ``Results.load``.
-        """
-        found: list[Observation] = []
         with self._lock:
-            cursor = self._connection.execute(sql, parameters)
-            while rows := cursor.fetchmany(_BLOCK):
-                found.extend(observation_of(data) for data in json.loads(json_array(rows)))
-        return found
+            return read_observations(self._connection, sql, parameters)
 
     def _points(self, wanted: Sequence[str], members: set[str]) -> list[PointMeasurement]:
-        """The point measurements of some measures on some observations.
-
-        A run holds several per output, so they are built without validation, from columns
-        this store wrote itself: each becomes exactly what ``model_construct`` would make,
-        at a fraction of its cost, all sharing one set of field names.
-        """
-        found: list[PointMeasurement] = []
         with self._lock:
-            cursor = self._connection.execute(
-                "SELECT id, measure, measure_id, observation_id, value, details FROM "
-                f"measurements WHERE measure_id IN ({marks(len(wanted))}) "
-                "AND second_id IS NULL",
-                wanted,
-            )
-            while rows := cursor.fetchmany(_BLOCK):
-                rows = [row for row in rows if row[3] in members]
-                details = json.loads("[" + ",".join(r[5] or "null" for r in rows) + "]")
-                found.extend(
-                    trusted(
-                        PointMeasurement,
-                        {
-                            "id": mid,
-                            "observation_id": first,
-                            "measure": measure,
-                            "measure_id": measure_id,
-                            "value": value,
-                            "details": detail,
-                        },
-                    )
-                    for (mid, measure, measure_id, first, value, _), detail in zip(
-                        rows, details, strict=True
-                    )
-                )
-        return found
+            return read_points(self._connection, wanted, members)
 
     def close(self) -> None:
         """Close the connection; the file stays as it is."""

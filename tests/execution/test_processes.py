@@ -118,4 +118,5 @@ def test_two_processes_running_one_experiment_ask_each_observation_once(tmp_path
         assert out.split() == [b"160", b"0"]
     asked = seeds(logs[0]) + seeds(logs[1])
     assert len(asked) == len(set(asked)) == 160  # together they paid once for each call
-    assert seeds(logs[0]) and seeds(logs[1])  # and both did part of the work
+    assert seeds(logs[0])  # and both did part of the work
+    assert seeds(logs[1])

@@ -170,7 +170,8 @@ def test_a_second_experiment_reuses_outputs_under_its_own_id(any_store: Store) -
     members = {o.id for o in loaded.observations}
     assert loaded.difference_measurements
     for pair in loaded.difference_measurements:
-        assert pair.first in members and pair.second in members
+        assert pair.first in members
+        assert pair.second in members
     assert [o.id for o in loaded.observations] == [o.id for o in results.observations]
     earlier = Results.load(any_store, first.id)  # the first run is as it was
     assert {o.experiment_id for o in earlier.observations} == {first.id}

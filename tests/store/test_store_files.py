@@ -148,11 +148,10 @@ def test_a_damaged_store_is_one_clear_error_naming_the_file(tmp_path: Path) -> N
     path = tmp_path / "runs.db"
     run = stored_run(path)
     damage(path)
-    with pytest.raises(StoreError) as raised:
-        store = SQLiteStore(path)
-        store.check()
-        Results.load(store, run)
-    assert str(path) in str(raised.value)
+    for read in (lambda: SQLiteStore(path).check(), lambda: Results.load(SQLiteStore(path), run)):
+        with pytest.raises(StoreError) as raised:
+            read()
+        assert str(path) in str(raised.value)
 
 
 def test_an_unreadable_record_is_a_store_error(tmp_path: Path) -> None:
