@@ -17,6 +17,7 @@ import asyncio
 import collections
 import math
 import os
+import time
 import uuid
 from collections.abc import Sequence
 
@@ -32,6 +33,9 @@ LEASE_POLL = 0.5
 _LEASE_MARGIN = 60.0
 # Without a timeout an observation has no bound; its lease is renewed by a later claim.
 _LEASE_UNBOUNDED = 3600.0
+# A chunk of claims covers about this many seconds of asking, within these bounds.
+_CHUNK_SECONDS = 2.0
+_CHUNK_MOST = 4096
 
 
 class Feed:
@@ -56,7 +60,8 @@ class Feed:
         self.leasing = store if isinstance(store, Leasing) else None
         self.holder = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
         self.seconds = (_LEASE_UNBOUNDED if math.isinf(budget) else budget) + _LEASE_MARGIN
-        self.chunk = chunk
+        self.chunk = self.smallest = chunk
+        self.claimed_at: float | None = None
         self.lock = asyncio.Lock()
         #: Set to stop handing out observations (the store cannot be written).
         self.stopped = False
@@ -72,12 +77,25 @@ class Feed:
                 if self.stopped or (not self.pending and not self.waiting):
                     return None
                 if self.pending:
+                    self._resize()
                     take = min(self.chunk, len(self.pending))
                     chunk = [self.pending.popleft() for _ in range(take)]
                     await self._claim(chunk)
                 else:
                     await self._poll()
         return self.ready.popleft()
+
+    def _resize(self) -> None:
+        """Claim about ``_CHUNK_SECONDS`` of work at a time, at the rate the last chunk went.
+
+        A fast run then makes few claims (each is a write transaction), and a slow one never
+        holds leases on more than it will soon ask for.
+        """
+        now = time.monotonic()
+        if self.claimed_at is not None and now > self.claimed_at:
+            rate = self.chunk / (now - self.claimed_at)
+            self.chunk = max(self.smallest, min(_CHUNK_MOST, int(rate * _CHUNK_SECONDS)))
+        self.claimed_at = now
 
     async def _claim(self, chunk: list[PlannedObservation]) -> None:
         assert self.leasing is not None
