@@ -68,8 +68,10 @@ class Feed:
 
     async def next(self) -> PlannedObservation | None:
         """The next observation this run may ask for, or None when there is none left."""
+        if self.stopped:
+            return None
         if self.leasing is None:
-            return None if self.stopped or not self.pending else self.pending.popleft()
+            return self.pending.popleft() if self.pending else None
         while not self.ready:
             async with self.lock:
                 if self.ready:

@@ -96,7 +96,7 @@ def test_a_store_that_takes_nothing_stops_the_run_with_its_error() -> None:
         await asyncio.sleep(0.05)
         return TargetOutput(text="yes")
 
-    run = experiment([CallableTarget(answer, name="t")], repetitions=10, cases=4)
+    run = experiment([CallableTarget(answer, name="t")], repetitions=20, cases=4)
     with pytest.raises(StoreError, match="disk full"):
         Runner(store=Broken(MemoryStore())).run(run)
     assert len(calls) < run.calls()  # it stopped asking: every answer would have been lost
