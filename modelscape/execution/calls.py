@@ -68,6 +68,8 @@ async def call_with_retries(
                 TargetOutput(error=text), False, attempt, started, time.perf_counter() - clock
             )
         attempt += 1
+        if attempt > 1 and on_retry is not None:
+            on_retry()  # counted once the retry is really made
         retry_after: float | None = None
         retryable = True
         endpoint = False
@@ -117,8 +119,6 @@ async def call_with_retries(
                 error_text = f"{error_text} ({capped})"
             failed = TargetOutput(error=error_text)
             return CallResult(failed, False, attempt, started, time.perf_counter() - clock)
-        if on_retry is not None:
-            on_retry()
         if breaker is None:
             await asyncio.sleep(wait)
         else:  # a breaker that trips meanwhile ends the wait
