@@ -62,7 +62,9 @@ class Feed:
         self.seconds = (_LEASE_UNBOUNDED if math.isinf(budget) else budget) + _LEASE_MARGIN
         self.chunk = self.smallest = chunk
         self.claimed_at: float | None = None
+        self.handed = self.handed_at = 0
         self.lock = asyncio.Lock()
+        self.claiming: asyncio.Future[None] | None = None
         #: Set to stop handing out observations (the store cannot be written).
         self.stopped = False
 
@@ -76,16 +78,31 @@ class Feed:
             async with self.lock:
                 if self.ready:
                     break
-                if self.stopped or (not self.pending and not self.waiting):
+                if self.stopped:
                     return None
-                if self.pending:
-                    self._resize()
-                    take = min(self.chunk, len(self.pending))
-                    chunk = [self.pending.popleft() for _ in range(take)]
-                    await self._claim(chunk)
-                else:
+                if self.claiming is not None:
+                    await self.claiming
+                elif self.pending:
+                    await self._claim_next()
+                elif self.waiting:
                     await self._poll()
-        return self.ready.popleft()
+                else:
+                    return None
+        planned = self.ready.popleft()
+        self.handed += 1
+        if self.pending and self.claiming is None and len(self.ready) * 2 <= self.chunk:
+            # Claim the next chunk while this one is still being asked, so that workers never
+            # wait for a claim (which waits for the store's writes).
+            self.claiming = asyncio.ensure_future(self._claim_next())
+        return planned
+
+    async def _claim_next(self) -> None:
+        try:
+            self._resize()
+            take = min(self.chunk, len(self.pending))
+            await self._claim([self.pending.popleft() for _ in range(take)])
+        finally:
+            self.claiming = None
 
     def _resize(self) -> None:
         """Claim about ``_CHUNK_SECONDS`` of work at a time, at the rate the last chunk went.
@@ -95,9 +112,12 @@ class Feed:
         """
         now = time.monotonic()
         if self.claimed_at is not None and now > self.claimed_at:
-            rate = self.chunk / (now - self.claimed_at)
-            self.chunk = max(self.smallest, min(_CHUNK_MOST, int(rate * _CHUNK_SECONDS)))
-        self.claimed_at = now
+            # Hand-outs since the last claim, over its time; the first workers take theirs in
+            # one burst, so a chunk at most doubles, as the rate is still being learned.
+            rate = (self.handed - self.handed_at) / (now - self.claimed_at)
+            wanted = max(self.smallest, int(rate * _CHUNK_SECONDS))
+            self.chunk = min(_CHUNK_MOST, 2 * self.chunk, wanted)
+        self.claimed_at, self.handed_at = now, self.handed
 
     async def _claim(self, chunk: list[PlannedObservation]) -> None:
         assert self.leasing is not None
@@ -122,6 +142,13 @@ class Feed:
             await asyncio.sleep(LEASE_POLL)
 
     def release(self) -> None:
-        """End this run's remaining leases (those of observations it did not store)."""
+        """Stop claiming, and end this run's remaining leases (those of observations it did
+        not store)."""
+        claiming, self.claiming = self.claiming, None
+        if claiming is not None:
+            if claiming.done():
+                claiming.exception()  # retrieved: its error, if any, was the run's own
+            else:
+                claiming.cancel()
         if self.leasing is not None:
             self.leasing.release(self.holder)
