@@ -94,6 +94,7 @@ async def call_with_retries(
             endpoint = error.kind is not None
         except TimeoutError:
             error_text = f"timed out after {limit:g} s"
+            endpoint = True  # an endpoint that never answers: as dead as one that refuses
         except Exception as error:  # the target's own bug: asking again would repeat it
             error_text = _describe(error)
             retryable = False

@@ -3,7 +3,8 @@
 A dead endpoint fails every call the same way. Retrying each of hundreds of calls under the
 backoff policy only multiplies the wait (a refused connection once cost 238 s and 1,080
 retries for 360 calls), so each target has a :class:`Breaker`: after ``stop_after`` identical
-connection or authentication failures in a row, with no success between them, the target is
+connection or authentication failures (or timeouts: an endpoint that never answers) in a row,
+with no success between them, the target is
 asked nothing more in this run. Its remaining observations are stored as failed with the
 reason, and the next run asks them again. Any other failure, and any success, breaks the
 streak: a server that refuses some prompts but answers others keeps being asked.

@@ -337,3 +337,20 @@ def test_requests_carry_their_repetition() -> None:
     assert {o.repetition for o in results.observations} == {0, 1, 2}
     for observation in results.observations:
         assert observation.output.text == f"repetition {observation.repetition}"
+
+
+def test_an_endpoint_that_never_answers_is_stopped_too() -> None:
+    calls: list[int] = []
+
+    async def blackhole(request: TargetRequest) -> str:
+        calls.append(request.seed)
+        await asyncio.Event().wait()
+        return "never"
+
+    run = experiment([CallableTarget(blackhole, name="hole")], repetitions=10)
+    config = FAST.model_copy(update={"timeout": 0.05})
+    runner = Runner()
+    results = runner.run(run.__class__(**{**run.__dict__, "execution": config}))
+    assert len(results.failed) == run.calls()
+    assert len(calls) <= 10 + config.concurrency < run.calls()
+    assert "timed out after 0.05 s" in (runner.health["hole"].stopped or "")
