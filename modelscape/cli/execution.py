@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import sys
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +16,7 @@ from modelscape.errors import ModelscapeError
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.resolve import load_object, load_targets, resolve_target
 from modelscape.execution.runner import Progress, Runner
+from modelscape.results.results import Results
 from modelscape.scenario import Scenario
 from modelscape.store.sqlite import SQLiteStore
 
@@ -37,27 +40,131 @@ def _scenario(spec: str) -> Scenario:
     return found
 
 
+# A progress line for a log (a file or a CI console, not a terminal) every this many seconds.
+_LOG_EVERY = 5.0
+
+
 class _Bar:
-    """A one-line progress display on stderr, redrawn in place."""
+    """Progress on stderr: one line redrawn in place on a terminal; elsewhere (a CI log, a
+    file) a plain line every few seconds and a last one at the end, not a stream of frames."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, terminal: bool) -> None:
+        self.terminal = terminal
         self.shown = False
+        self.latest: Progress | None = None
+        self.printed: Progress | None = None
+        self.next_line = 0.0
 
-    def __call__(self, progress: Progress) -> None:
+    @staticmethod
+    def line(progress: Progress) -> str:
         finished = progress.reused + progress.done
         share = finished / progress.total if progress.total else 1.0
         filled = int(share * 24)
-        line = (
-            f"\r[{'#' * filled}{'.' * (24 - filled)}] {finished}/{progress.total}"
+        return (
+            f"[{'#' * filled}{'.' * (24 - filled)}] {finished}/{progress.total}"
             f"  failed {progress.failed}  retries {progress.retries}"
             f"  {progress.rate:.1f}/s  {progress.elapsed:.0f}s"
         )
-        click.echo(line, nl=False, err=True)
-        self.shown = True
+
+    def __call__(self, progress: Progress) -> None:
+        self.latest = progress
+        if self.terminal:
+            click.echo("\r" + self.line(progress), nl=False, err=True)
+            self.shown = True
+        elif progress.elapsed >= self.next_line:
+            self.next_line = progress.elapsed + _LOG_EVERY
+            self.printed = progress
+            click.echo(self.line(progress), err=True)
 
     def close(self) -> None:
-        if self.shown:
+        if self.terminal and self.shown:
             click.echo("", err=True)
+        elif not self.terminal and self.latest is not None and self.latest is not self.printed:
+            click.echo(self.line(self.latest), err=True)
+
+
+def _limit(text: str | None) -> tuple[float, bool] | None:
+    """``--max-failures``: a count (``5``) or a share of the run's observations (``10%``)."""
+    if text is None:
+        return None
+    share = text.endswith("%")
+    try:
+        value = float(text[:-1] if share else text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or (not share and value != int(value)):
+        raise click.BadParameter(
+            f"{text!r}: give a number of failed observations (5) or a share of them (10%)",
+            param_hint="--max-failures",
+        )
+    return value, share
+
+
+def _failures(runner: Runner) -> list[str]:
+    """Each target's trouble in this run, as lines for stderr."""
+    lines = []
+    for name, health in runner.health.items():
+        if health.failed:
+            unasked = f", {health.unasked} of them not asked" if health.unasked else ""
+            lines.append(
+                f"target {name}: {health.failed} of {health.done} failed{unasked}; "
+                f"first error: {health.first_error}"
+            )
+        if health.stopped:
+            lines.append(f"target {name}: {health.stopped}")
+        lines.extend(f"target {name}: {note}" for note in health.notes)
+    return lines
+
+
+def _too_many(results: Results, limit: tuple[float, bool] | None) -> str | None:
+    """Why the failures of a run fail the command, or None when they are within the limit."""
+    failed = len(results.failed)
+    if limit is None:
+        counts = Counter(o.target for o in results.observations if o.status == "ok")
+        dead = [t for t in results.targets if counts[t] == 0]
+        if dead:
+            names = ", ".join(dead)
+            return f"every observation of {names} failed (allow failures with --max-failures)"
+        return None
+    value, share = limit
+    total = len(results.observations)
+    over = failed > value * total / 100 if share else failed > value
+    if over:
+        shown = f"{value:g}%" if share else f"{value:g}"
+        return f"{failed} of {total} observations failed, more than --max-failures {shown}"
+    return None
+
+
+def _gate(
+    scenario: Scenario,
+    results: Results,
+    report_path: Path | None,
+    requirements: tuple[str, ...],
+    junit: Path | None,
+) -> bool:
+    """Write the report, print its summary, check the requirements; True when all are met."""
+    from modelscape.cli.report import _junit
+    from modelscape.report import Requirement
+
+    parsed = [Requirement.parse(text) for text in requirements]
+    report = scenario.report(results)
+    if report_path is not None:
+        report.save(report_path)
+    click.echo("")
+    click.echo(report.summary())
+    if report_path is not None:
+        click.echo(f"\nreport written to {report_path}", err=True)
+    if not parsed:
+        return True
+    checked = [(requirement, requirement.violations(report)) for requirement in parsed]
+    if junit is not None:
+        junit.write_text(_junit(report.scenario, checked), encoding="utf-8")
+    missed = [line for _, lines in checked for line in lines]
+    for line in missed:
+        click.echo(line)
+    met = sum(1 for _, lines in checked if not lines)
+    click.echo(f"{met} of {len(checked)} requirements met", err=bool(missed))
+    return not missed
 
 
 def register(main: click.Group) -> None:
@@ -105,6 +212,31 @@ def register(main: click.Group) -> None:
     show_default=True,
     help="Seconds one call may take before it is retried.",
 )
+@click.option(
+    "--max-failures",
+    "max_failures",
+    metavar="N|P%",
+    help="Failed observations allowed before the command exits 1: a number, or a share such "
+    "as 10%.  [default: exit 1 only when every observation of some target failed]",
+)
+@click.option(
+    "--report",
+    "report_path",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Write the run's report as JSON to this file, and print its summary.",
+)
+@click.option(
+    "--require",
+    "requirements",
+    multiple=True,
+    help="A bound on the report, as for `modelscape check`, such as accuracy>=0.9 "
+    "(repeatable); a miss exits 1.",
+)
+@click.option(
+    "--junit",
+    type=click.Path(dir_okay=False, writable=True, path_type=Path),
+    help="Also write the requirements' results as JUnit XML for CI dashboards.",
+)
 def run(
     spec: str,
     targets: tuple[str, ...],
@@ -113,13 +245,26 @@ def run(
     repetitions: int | None,
     concurrency: int,
     timeout: float,
+    max_failures: str | None,
+    report_path: Path | None,
+    requirements: tuple[str, ...],
+    junit: Path | None,
 ) -> None:
     """Ask every target every variant of SPEC, saving each output to the store as it arrives.
 
     SPEC is a YAML spec file, a shipped spec name, or python:module:attribute naming a
-    Scenario. Run it again to finish an interrupted run: stored outputs are reused.
+    Scenario. Run it again to finish an interrupted run: stored outputs are reused. Each
+    target's first error is printed; the command exits 1 when too many observations failed
+    (see --max-failures) or, with --require, when the report misses a requirement.
     """
+    limit = _limit(max_failures)
+    if junit is not None and not requirements:
+        raise click.UsageError("--junit writes the results of --require: name a requirement")
     try:
+        from modelscape.report import Requirement
+
+        for text in requirements:  # a typo fails now, not after an hour of calls
+            Requirement.parse(text)
         scenario = _scenario(spec)
         if repetitions is not None:
             scenario = dataclasses.replace(scenario, repetitions=repetitions)
@@ -133,10 +278,10 @@ def run(
         store = SQLiteStore(store_path)
     except ModelscapeError as error:
         raise click.ClickException(str(error)) from None
-    bar = _Bar()
+    bar = _Bar(terminal=sys.stderr.isatty())
     started = time.perf_counter()
+    runner = Runner(store=store, on_progress=bar)
     try:
-        runner = Runner(store=store, on_progress=bar)
         results = runner.run(experiment)
     except ModelscapeError as error:
         bar.close()
@@ -159,9 +304,24 @@ def run(
         f"{asked} asked, {reused} reused, {len(results.failed)} failed",
         f"time         {time.perf_counter() - started:.1f} s",
     ]
-    if results.failed:
-        lines.append("failed observations are asked again on the next run")
     click.echo("\n".join(lines))
+    for line in _failures(runner):
+        click.echo(line, err=True)
+    if results.failed:
+        click.echo("failed observations are asked again on the next run", err=True)
+    too_many = _too_many(results, limit)
+    met = True
+    if report_path is not None or requirements:
+        try:
+            met = _gate(scenario, results, report_path, requirements, junit)
+        except ModelscapeError as error:
+            if too_many is None:
+                raise click.ClickException(f"no report: {error}") from None
+            click.echo(f"error: no report: {error}", err=True)
+    if too_many is not None:
+        raise click.ClickException(too_many)
+    if not met:
+        raise SystemExit(1)
 
 
 @click.command()
@@ -171,10 +331,12 @@ def runs(store_path: str) -> None:
     if not Path(store_path).exists():
         raise click.ClickException(f"{store_path}: no such store file")
     try:
-        store = SQLiteStore(store_path)
+        store = SQLiteStore(store_path, read_only=True)
     except ModelscapeError as error:
         raise click.ClickException(str(error)) from None
     try:
+        # Counts read from a damaged file can be silently wrong: check the file first.
+        store.check()
         rows = []
         for record in store.experiments():
             counts = store.status_counts(record.id)
@@ -183,6 +345,8 @@ def runs(store_path: str) -> None:
             names = ",".join(t.name for t in record.targets)
             ok, failed = str(counts["ok"]), str(counts["failed"])
             rows.append((record.id, scenario, names, ok, failed, created))
+    except ModelscapeError as error:
+        raise click.ClickException(str(error)) from None
     finally:
         store.close()
     if not rows:

@@ -6,6 +6,11 @@
 - :mod:`~modelscape.execution.config`: ``ExecutionConfig``, ``RetryPolicy``
 - :mod:`~modelscape.execution.experiment`: ``Experiment``
 - :mod:`~modelscape.execution.runner`: ``Runner``, ``Progress``
+- :mod:`~modelscape.execution.calls`: one observation's call, its retries and waits
+- :mod:`~modelscape.execution.cleaning`: outputs made valid Unicode and redacted
+- :mod:`~modelscape.execution.health`: ``TargetHealth``, and the per-target circuit breaker
+- :mod:`~modelscape.execution.buffer`: the write buffer that never loses an output
+- :mod:`~modelscape.execution.feed`: handing out observations under leases
 - :mod:`~modelscape.execution.resolve`: ``resolve_target`` (targets named by text)
 
 Experiments and the runner build on the result records, which import the target protocol from

@@ -1,22 +1,21 @@
-"""One observation's call: timeouts, retries with backoff, and redaction of what comes back."""
+"""One observation's call: time limits, retries with capped backoff, and the circuit breaker."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import math
 import random
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any, NamedTuple, TypeAlias
+from typing import NamedTuple
 
-from modelscape._identity import JsonValue
-from modelscape._model import trusted
+from modelscape.execution.cleaning import Redactor, redact_output
 from modelscape.execution.config import ExecutionConfig
+from modelscape.execution.health import Breaker
 from modelscape.execution.target import Target, TargetError, TargetOutput, TargetRequest
 
 __all__ = ["CallResult", "Redactor", "call_with_retries", "redact_output", "run_workers"]
-
-#: A function that removes secrets from text before anything is stored.
-Redactor: TypeAlias = Callable[[str], str]
 
 
 class CallResult(NamedTuple):
@@ -30,9 +29,9 @@ class CallResult(NamedTuple):
 
 
 def _describe(error: BaseException) -> str:
-    if isinstance(error, TimeoutError):
-        return "timed out"
     text = str(error)
+    if isinstance(error, TargetError) and text:
+        return text  # the target's own message says what failed
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
@@ -42,24 +41,42 @@ async def call_with_retries(
     config: ExecutionConfig,
     rng: random.Random,
     on_retry: Callable[[], None] | None = None,
+    breaker: Breaker | None = None,
 ) -> CallResult:
     """Call ``target`` until it answers, retrying under ``config.retry``.
 
     A call fails when it raises, exceeds ``config.timeout``, or returns an output whose
-    ``error`` is set. A :class:`TargetError` with ``retryable=False`` stops at once. The last
+    ``error`` is set. Only a timeout, an error output and a retryable :class:`TargetError` are
+    tried again; any other exception is the target's own bug and fails the observation at once.
+    Waits are capped at ``retry.max_delay`` (a provider's ``Retry-After`` too), and the whole
+    observation, waits included, stays within ``config.budget()``. ``breaker``, when given,
+    learns from every attempt, and once it has tripped no further attempt is made. The last
     failure's message is kept in the returned output's ``error``.
     """
     policy = config.retry
+    budget = config.budget()
     started = time.time()
     clock = time.perf_counter()
     error_text = ""
+    capped = ""  # the last Retry-After that was cut short, reported with a final failure
     attempt = 0
     while True:
+        if breaker is not None and breaker.tripped is not None:
+            reason = f"not asked again: {breaker.tripped}" if attempt else breaker.tripped
+            text = f"{error_text}; {reason}" if error_text else f"not asked: {reason}"
+            return CallResult(
+                TargetOutput(error=text), False, attempt, started, time.perf_counter() - clock
+            )
         attempt += 1
+        if attempt > 1 and on_retry is not None:
+            on_retry()  # counted once the retry is really made
         retry_after: float | None = None
         retryable = True
+        endpoint = False
+        left = budget - (time.perf_counter() - clock)
+        limit = min(math.inf if config.timeout is None else config.timeout, left)
         try:
-            async with asyncio.timeout(config.timeout):
+            async with asyncio.timeout(None if math.isinf(limit) else limit):
                 output = await target(request)
             if not isinstance(output, TargetOutput):
                 raise TargetError(
@@ -67,21 +84,47 @@ async def call_with_retries(
                     retryable=False,
                 )
             if output.error is None:
+                if breaker is not None:
+                    breaker.success()
                 return CallResult(output, True, attempt, started, time.perf_counter() - clock)
             error_text = output.error
         except TargetError as error:
             error_text = _describe(error)
             retry_after, retryable = error.retry_after, error.retryable
-        except TimeoutError as error:
-            error_text = f"{_describe(error)} after {config.timeout} s"
-        except Exception as error:  # a target's own bug or its client's error: retry it
+            endpoint = error.kind is not None
+        except TimeoutError:
+            error_text = f"timed out after {limit:g} s"
+            endpoint = True  # an endpoint that never answers: as dead as one that refuses
+        except Exception as error:  # the target's own bug: asking again would repeat it
             error_text = _describe(error)
+            retryable = False
+            endpoint = isinstance(error, ConnectionError)
+        if breaker is not None:
+            breaker.failure(error_text, endpoint=endpoint)
+        wait = 0.0
+        if retryable and attempt < policy.attempts:
+            wait = policy.delay(attempt, rng, retry_after)
+            if retry_after is not None and (math.isnan(retry_after) or retry_after > wait):
+                capped = f"a Retry-After of {retry_after:g} s was capped at {wait:g} s (max_delay)"
+                if breaker is not None:
+                    breaker.note(f"{capped}, for example after: {error_text}")
+            spent = time.perf_counter() - clock
+            if spent + wait >= budget:
+                error_text = (
+                    f"{error_text}; gave up after {spent:.3g} s: waiting {wait:g} s more would "
+                    f"pass the observation's deadline of {budget:g} s"
+                )
+                retryable = False
         if not retryable or attempt >= policy.attempts:
+            if capped:
+                error_text = f"{error_text} ({capped})"
             failed = TargetOutput(error=error_text)
             return CallResult(failed, False, attempt, started, time.perf_counter() - clock)
-        if on_retry is not None:
-            on_retry()
-        await asyncio.sleep(policy.delay(attempt, rng, retry_after))
+        if breaker is None:
+            await asyncio.sleep(wait)
+        else:  # a breaker that trips meanwhile ends the wait
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(breaker.stop.wait(), wait)
 
 
 async def run_workers(count: int, worker: Callable[[], Awaitable[None]]) -> None:
@@ -96,28 +139,3 @@ async def run_workers(count: int, worker: Callable[[], Awaitable[None]]) -> None
                 group.create_task(worker())  # type: ignore[arg-type]
     except BaseExceptionGroup as errors:
         raise errors.exceptions[0] from None
-
-
-def _clean(value: Any, redact: Redactor) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, list):
-        return [_clean(item, redact) for item in value]
-    if isinstance(value, dict):
-        return {redact(str(k)): _clean(v, redact) for k, v in value.items()}
-    return value
-
-
-def redact_output(output: TargetOutput, redact: Redactor) -> TargetOutput:
-    """``output`` with ``redact`` applied to every piece of text in it, keys of JSON included."""
-    data: JsonValue = _clean(output.data, redact)
-    values = dict(output.__dict__)
-    values.update(
-        text=redact(output.text),
-        data=data,
-        model=None if output.model is None else redact(output.model),
-        finish_reason=None if output.finish_reason is None else redact(output.finish_reason),
-        error=None if output.error is None else redact(output.error),
-    )
-    # Built without validating again: every value is the output's own or a redacted string.
-    return trusted(TargetOutput, values)

@@ -6,6 +6,7 @@ or a longer timeout asks the same questions and finds the same stored observatio
 
 from __future__ import annotations
 
+import math
 import random
 
 from pydantic import Field, model_validator
@@ -22,7 +23,8 @@ class RetryPolicy(FrozenModel):
     waits ``initial_delay * multiplier ** (n - 1)`` seconds, capped at ``max_delay``, and shortened
     by a random share of up to ``jitter`` so that many concurrent failures do not retry in
     lockstep. When the target's error carries a provider's ``retry_after`` hint, that wait is
-    used instead.
+    used instead, and capped at ``max_delay`` too: a ``Retry-After`` of ``inf``, of ``1e12`` or
+    of a date in 2100 must not stall a run (the runner reports every cap it applied).
     """
 
     attempts: int = Field(default=4, ge=1)
@@ -33,8 +35,8 @@ class RetryPolicy(FrozenModel):
 
     def delay(self, retry: int, rng: random.Random, retry_after: float | None = None) -> float:
         """Seconds to wait before retry number ``retry`` (1 for the first retry)."""
-        if retry_after is not None and retry_after >= 0:
-            return float(retry_after)
+        if retry_after is not None and not math.isnan(retry_after):
+            return min(max(float(retry_after), 0.0), self.max_delay)
         base = min(self.max_delay, self.initial_delay * self.multiplier ** (retry - 1))
         return base * (1.0 - self.jitter * rng.random())
 
@@ -44,11 +46,28 @@ class ExecutionConfig(FrozenModel):
 
     ``concurrency`` bounds the calls in flight at once, ``timeout`` the seconds one call may take
     before it counts as failed (None: no limit), and ``retry`` what happens after a failure.
+    ``deadline`` bounds one observation in all, its attempts and the waits between them (None:
+    ``retry.attempts`` timeouts plus the capped waits between them); a wait that would pass it
+    ends the observation as failed instead. ``stop_after`` identical connection or
+    authentication failures in a row stop a target for the rest of the run (None: never):
+    its remaining observations are stored as failed, not asked, and asked on the next run.
     """
 
     concurrency: int = Field(default=8, ge=1)
     timeout: float | None = Field(default=120.0, gt=0)
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
+    deadline: float | None = Field(default=None, gt=0)
+    stop_after: int | None = Field(default=10, ge=1)
+
+    def budget(self) -> float:
+        """Seconds one observation may take with its retries: ``deadline``, or what the
+        timeout and the retry policy allow (infinite without a timeout)."""
+        if self.deadline is not None:
+            return self.deadline
+        if self.timeout is None:
+            return math.inf
+        attempts = self.retry.attempts
+        return attempts * self.timeout + (attempts - 1) * self.retry.max_delay
 
     @model_validator(mode="after")
     def _sane(self) -> ExecutionConfig:

@@ -1,11 +1,15 @@
 """The runner: asks every target every variant, saving each output as it arrives.
 
-Durability: outputs wait in a small write buffer that is flushed to the store every
-``FLUSH_INTERVAL`` seconds, whenever it holds ``FLUSH_SIZE`` outputs, and when the run ends or
-is interrupted. A crash or Ctrl-C therefore loses at most the calls in flight plus the outputs
-of the last fraction of a second; a SIGKILL loses the same, since nothing else is held back.
-A rerun reuses every stored ``ok`` observation without calling its target and asks again for
-the missing and the failed ones.
+Durability: outputs wait in a small write buffer (:mod:`~modelscape.execution.buffer`) that is
+flushed to the store every fraction of a second, whenever it fills, and when the run ends or is
+interrupted. A crash or Ctrl-C therefore loses at most the calls in flight plus the outputs of
+the last fraction of a second; a SIGKILL loses the same, since nothing else is held back. A
+write that fails is retried and never costs another output. A rerun reuses every stored ``ok``
+observation without calling its target and asks again for the missing and the failed ones; two
+runs sharing a store split the work through leases (:mod:`~modelscape.execution.feed`).
+
+Every output is cleaned before it is stored or measured (:mod:`~modelscape.execution.cleaning`):
+valid Unicode, and the ``redact`` function applied to every piece of its text.
 """
 
 from __future__ import annotations
@@ -20,11 +24,15 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
 
 from modelscape._model import trusted
-from modelscape.errors import ExecutionError
-from modelscape.execution.calls import Redactor, call_with_retries, redact_output, run_workers
+from modelscape.errors import ExecutionError, StoreError
+from modelscape.execution.buffer import FLUSH_INTERVAL, FLUSH_SIZE, WriteBuffer
+from modelscape.execution.calls import CallResult, call_with_retries, run_workers
+from modelscape.execution.cleaning import Redactor, clean_output
 from modelscape.execution.experiment import Experiment, PlannedObservation
+from modelscape.execution.feed import Feed
+from modelscape.execution.health import Breaker, TargetHealth
 from modelscape.execution.measuring import measure_run, point_measures, score_point
-from modelscape.execution.target import TargetRequest
+from modelscape.execution.target import TargetError, TargetOutput, TargetRequest
 from modelscape.results.records import Observation, PointMeasurement
 from modelscape.results.results import Results
 from modelscape.store.memory import MemoryStore
@@ -32,10 +40,6 @@ from modelscape.store.protocol import Store, canonical_order
 
 __all__ = ["FLUSH_INTERVAL", "FLUSH_SIZE", "Progress", "ProgressCallback", "Runner"]
 
-#: Seconds an output may wait in the write buffer before it is stored.
-FLUSH_INTERVAL = 0.1
-#: Outputs that trigger a write at once, whatever the interval.
-FLUSH_SIZE = 512
 # Progress reports are throttled: a fast run finishes thousands of calls a second.
 _PROGRESS_INTERVAL = 0.1
 
@@ -89,68 +93,15 @@ class _Tally:
             self.report(self.snapshot())
 
 
-class _Buffer:
-    """Observations (and their point measurements) waiting to be written, flushed by size, by
-    a timer and at the end.
-
-    Writes run in a worker thread, so the event loop keeps serving calls while SQLite works
-    (a write of a few hundred rows, or a WAL checkpoint, would otherwise stall every call in
-    flight). One write runs at a time; the final flush waits for it and writes the rest.
-    """
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.pending: list[Observation] = []
-        self.points: list[PointMeasurement] = []
-        self.writing: asyncio.Future[None] | None = None
-
-    def add(self, observation: Observation, points: list[PointMeasurement]) -> None:
-        self.pending.append(observation)
-        self.points.extend(points)
-        if len(self.pending) >= FLUSH_SIZE:
-            self.kick()
-
-    def _take(self) -> tuple[list[Observation], list[PointMeasurement]]:
-        batch, points = self.pending, self.points
-        self.pending, self.points = [], []
-        return batch, points
-
-    def _write(self, batch: list[Observation], points: list[PointMeasurement]) -> None:
-        if batch:
-            self.store.save_observations(batch)
-        if points:
-            self.store.save_measurements(points=points)
-
-    def kick(self) -> None:
-        """Start a background write of what is pending, unless one is still running."""
-        if (self.pending or self.points) and (self.writing is None or self.writing.done()):
-            if self.writing is not None:
-                self.writing.result()  # a failed write surfaces here, not silently
-            self.writing = asyncio.ensure_future(asyncio.to_thread(self._write, *self._take()))
-
-    def flush(self) -> None:
-        """Write everything now (the store's lock waits for a background write in progress)."""
-        self._write(*self._take())
-
-    async def drain(self) -> None:
-        """Wait for the background write, then write the rest."""
-        if self.writing is not None:
-            await self.writing
-        self.flush()
-
-    async def tick(self) -> None:
-        while True:
-            await asyncio.sleep(FLUSH_INTERVAL)
-            self.kick()
-
-
 class Runner:
     """Runs experiments, saving each output as it arrives and reusing stored ones on reruns.
 
     Calls run in a fresh random order per repetition (seeded by the experiment), at most
-    ``execution.concurrency`` at a time. ``redact`` cleans every piece of text of every output
-    before it is stored; ``on_progress`` receives a :class:`Progress` about ten times a second
-    and once at the end. Without a store, results live in memory.
+    ``execution.concurrency`` at a time. Every output is made valid Unicode, and ``redact``
+    cleans every piece of its text, before it is stored; ``on_progress`` receives a
+    :class:`Progress` about ten times a second and once at the end. Without a store, results
+    live in memory. After a run, :attr:`last` holds its counts and :attr:`health` how each
+    target fared: its failures, its first error, and whether it was stopped early.
     """
 
     def __init__(
@@ -165,6 +116,8 @@ class Runner:
         self.redact = redact
         #: The counts of the last run, once it finished.
         self.last: Progress | None = None
+        #: How each target of the last run fared, by name (filled in as the run goes).
+        self.health: dict[str, TargetHealth] = {}
 
     def run(self, experiment: Experiment) -> Results:
         """Run ``experiment`` and return its results; works inside a running event loop too.
@@ -182,16 +135,25 @@ class Runner:
         plan = list(experiment.plan())
         stored = self.store.observations(p.id for p in plan)
         reused = {i: o for i, o in stored.items() if o.status == "ok"}
-        # Observations first stored by another experiment join this one without a call.
-        foreign = [o for o in reused.values() if o.experiment_id != record.id]
-        self.store.save_observations(
-            o.model_copy(update={"experiment_id": record.id}) for o in foreign
-        )
         todo = [p for p in plan if p.id not in reused]
         tally = _Tally(len(plan), len(reused), self.on_progress)
         tally.tick(force=True)
         scored: list[PointMeasurement] = []
-        fresh = await self._ask(experiment, record.id, todo, tally, scored)
+        feed = Feed(
+            todo,
+            self.store,
+            budget=experiment.execution.budget(),
+            chunk=min(max(experiment.execution.concurrency, 16), 1024),
+        )
+        fresh = await self._ask(experiment, record.id, feed, tally, scored)
+        # Observations first stored by another experiment, or by another run while this one
+        # waited for them, join this one without a call.
+        reused.update(feed.reused)
+        tally.reused = len(reused)
+        foreign = [o for o in reused.values() if o.experiment_id != record.id]
+        self.store.save_observations(
+            o.model_copy(update={"experiment_id": record.id}) for o in foreign
+        )
         self.last = tally.snapshot()
         tally.tick(force=True)
         every = [*reused.values(), *fresh]
@@ -218,57 +180,50 @@ class Runner:
         self,
         experiment: Experiment,
         experiment_id: str,
-        todo: list[PlannedObservation],
+        feed: Feed,
         tally: _Tally,
         scored: list[PointMeasurement],
     ) -> list[Observation]:
-        """Ask for every planned observation; ``scored`` collects the point measurements made
-        while calls were in flight."""
+        """Ask for every planned observation the feed hands out; ``scored`` collects the point
+        measurements made while calls were in flight."""
         targets = experiment.targets
         config = experiment.execution
         rng = random.Random(f"retry:{experiment.seed}")
-        buffer = _Buffer(self.store)
+        buffer = WriteBuffer(self.store)
         measures = [(m, m.identity.id) for m in point_measures(experiment)]
         target_ids = [t.identity.id for t in targets]
+        breakers = [Breaker(t.name, config.stop_after) for t in targets]
+        redact = self.redact
         arrived: list[Observation] = []
-        feed = iter(todo)
 
         def retried() -> None:
             tally.retries += 1
 
         async def worker() -> None:
-            for planned in feed:
+            while (planned := await feed.next()) is not None:
                 target = targets[planned.target]
+                breaker = breakers[planned.target]
+                variant = planned.variant
                 request = trusted(
                     TargetRequest,
-                    {"prompt": planned.variant.prompt, "seed": planned.seed, "settings": {}},
-                )
-                result = await call_with_retries(target, request, config, rng, retried)
-                output = result.output
-                if self.redact is not None:
-                    output = redact_output(output, self.redact)
-                observation = trusted(
-                    Observation,
                     {
-                        "id": planned.id,
-                        "experiment_id": experiment_id,
-                        "target": target.name,
-                        "target_id": target_ids[planned.target],
-                        "variant_id": planned.variant.id,
-                        "case": planned.variant.case,
-                        "coordinate": planned.variant.coordinate,
-                        "repetition": planned.repetition,
+                        "prompt": variant.prompt,
                         "seed": planned.seed,
-                        "status": "ok" if result.ok else "failed",
-                        "output": output,
-                        "attempts": result.attempts,
-                        "started": result.started,
-                        "duration": result.duration,
+                        "repetition": planned.repetition,
+                        "settings": {},
                     },
                 )
+                result = await call_with_retries(target, request, config, rng, retried, breaker)
+                ok = result.ok
+                try:
+                    output = clean_output(result.output, redact)
+                except TargetError as error:  # an output that cannot be stored as it is
+                    output, ok = clean_output(TargetOutput(error=str(error)), redact), False
+                observation = _observation(
+                    planned, experiment_id, target.name, target_ids, result, output, ok
+                )
                 points = []
-                variant = planned.variant
-                if result.ok:
+                if ok:
                     # Point measures run while other calls are in flight, where their CPU time
                     # costs no wall time. One that fails is left to measure_run, which reports it.
                     for measure, measure_id in measures:
@@ -278,15 +233,18 @@ class Runner:
                 buffer.add(observation, points)
                 scored.extend(points)
                 arrived.append(observation)
+                breaker.finished(ok, output.error, attempts=result.attempts)
                 tally.done += 1
-                tally.failed += not result.ok
+                tally.failed += not ok
                 tally.tick()
+                if buffer.broken is not None:
+                    feed.stopped = True  # every further answer would be lost too
 
         ticker = asyncio.create_task(buffer.tick())
         try:
             # A fixed pool of workers rather than a task per call: fewer objects, and measured
             # faster than a semaphore over ten thousand tasks (benchmarks/runner_throughput.py).
-            await run_workers(min(config.concurrency, len(todo)), worker)
+            await run_workers(min(config.concurrency, max(1, len(feed.pending))), worker)
             ticker.cancel()
             await buffer.drain()
         finally:
@@ -295,7 +253,48 @@ class Runner:
             # write after a background one still running).
             ticker.cancel()
             buffer.flush()
+            self.health = {b.name: b.health() for b in breakers}
+            with contextlib.suppress(StoreError):
+                feed.release()
+        if buffer.broken is not None:
+            raise buffer.broken
+        if buffer.replaced:
+            # Outputs that could not be stored were stored as failed: results say the same.
+            arrived = [buffer.replaced.get(o.id, o) for o in arrived]
+            scored[:] = [p for p in scored if p.observation_id not in buffer.replaced]
         return arrived
+
+
+def _observation(
+    planned: PlannedObservation,
+    experiment_id: str,
+    name: str,
+    target_ids: list[str],
+    result: CallResult,
+    output: TargetOutput,
+    ok: bool,
+) -> Observation:
+    """The record of one asked observation, built without validating what the runner made."""
+    variant = planned.variant
+    return trusted(
+        Observation,
+        {
+            "id": planned.id,
+            "experiment_id": experiment_id,
+            "target": name,
+            "target_id": target_ids[planned.target],
+            "variant_id": variant.id,
+            "case": variant.case,
+            "coordinate": variant.coordinate,
+            "repetition": planned.repetition,
+            "seed": planned.seed,
+            "status": "ok" if ok else "failed",
+            "output": output,
+            "attempts": result.attempts,
+            "started": result.started,
+            "duration": result.duration,
+        },
+    )
 
 
 def _run_sync(coroutine: Coroutine[Any, Any, T]) -> T:

@@ -7,7 +7,7 @@ answering. Everything it returns is a :class:`TargetOutput`, which is untrusted 
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from pydantic import Field
 
@@ -24,11 +24,13 @@ class TargetRequest(FrozenModel):
 
     ``seed`` is a hint derived from the observation's id. Providers may ignore it or honour it
     only in part, so no analysis assumes that a seed makes outputs reproducible; repetitions
-    measure run-to-run variation either way.
+    measure run-to-run variation either way. ``repetition`` (from 0) says which repetition of
+    the variant this call is, so a stand-in target can vary its replies without counting calls.
     """
 
     prompt: Prompt
     seed: int
+    repetition: int = Field(default=0, ge=0)
     settings: dict[str, JsonValue] = Field(default_factory=dict)
 
 
@@ -64,14 +66,25 @@ class TargetError(ExecutionError):
     ``Retry-After``); the runner waits that long instead of its own backoff. ``retryable`` is
     False for failures no retry can fix (a malformed request, a refused key): the observation
     is then stored as failed at once, and asked again only on the next run.
+
+    ``kind`` says what failed when it is the endpoint rather than the request: ``"connection"``
+    (nothing answers) or ``"auth"`` (the key is missing or refused). Such failures repeat for
+    every call, so the runner stops asking a target after
+    :attr:`~modelscape.execution.config.ExecutionConfig.stop_after` identical ones in a row.
     """
 
     def __init__(
-        self, message: str, *, retry_after: float | None = None, retryable: bool = True
+        self,
+        message: str,
+        *,
+        retry_after: float | None = None,
+        retryable: bool = True,
+        kind: Literal["connection", "auth"] | None = None,
     ) -> None:
         super().__init__(message)
         self.retry_after = retry_after
         self.retryable = retryable
+        self.kind = kind
 
 
 @runtime_checkable
@@ -80,8 +93,10 @@ class Target(Protocol):
 
     ``identity`` (name, version and behaviour-relevant parameters, never credentials) names the
     target in every stored record; ``name`` labels it in results, so the targets of one
-    experiment need different names. A call raises :class:`TargetError` (or anything else) when
-    it fails; the runner retries it under the experiment's retry policy.
+    experiment need different names. A call raises :class:`TargetError` when it fails; the
+    runner retries a retryable one under the experiment's retry policy. Any other exception is
+    taken for a bug in the target: the observation fails at once, with the exception as its
+    error, and is asked again on the next run.
     """
 
     @property

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from modelscape.execution.target import TargetError, TargetOutput, TargetRequest, Usage
-from modelscape.providers.http import HttpTarget
+from modelscape.providers.http import MAX_RESPONSE_BYTES, HttpTarget
 from modelscape.providers.options import (
     ANTHROPIC_BASE_URL,
     Generation,
@@ -43,6 +43,7 @@ class AnthropicTarget(HttpTarget):
     API has no seed, so the seed hint is never sent and ``seed`` is not part of the identity;
     repetitions measure the run-to-run variation. ``max_tokens`` defaults to
     ``DEFAULT_MAX_TOKENS`` because the API requires one, and that value is in the identity.
+    ``allow_http_key`` and ``max_response_bytes`` are as for the OpenAI-compatible target.
     """
 
     provider = "anthropic"
@@ -61,6 +62,8 @@ class AnthropicTarget(HttpTarget):
         api_key_env: str | None = "ANTHROPIC_API_KEY",
         require_key: bool | None = None,
         max_concurrency: int = 64,
+        allow_http_key: bool = False,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         base = check_base_url(base_url, where=f"target {name or model!r}")
         generation = Generation(
@@ -90,6 +93,8 @@ class AnthropicTarget(HttpTarget):
             api_key_env=api_key_env,
             require_key=require_key,
             max_concurrency=max_concurrency,
+            allow_http_key=allow_http_key,
+            max_response_bytes=max_response_bytes,
         )
 
     def headers(self, key: str | None) -> dict[str, str]:

@@ -17,39 +17,55 @@ new one.
 **Keys and identity.** A provider target is an ordinary
 :class:`~modelscape.execution.target.Target`. Its identity holds what shapes the replies
 (provider, base URL, model, generation parameters) and never the API key, nor the name of the
-variable it is read from. The key is read from the environment at every call, put in a request
-header, and scrubbed from any error text before that text can reach a log or the store.
+variable it is read from. The key is read from the environment at every call and put in a
+request header. A server may echo that header anywhere in its reply, so the key is scrubbed
+from every text that comes back (the reply, the reported model name, JSON data, errors), each
+whole, before anything is cut to length. A key is only sent over https or to this machine
+(loopback), unless ``allow_http_key`` says the plain-http network is trusted.
+
+**Size.** A reply is read in pieces and abandoned past ``max_response_bytes`` (32 MiB unless
+set), after decompression: a runaway or hostile server cannot fill the memory. That
+observation fails at once with the limit in its error; asking again would fetch the same.
 
 **Failures.** How a call can fail, and what the runner then does (see :class:`TargetError`)::
 
-    HTTP 429                      retried after the provider's Retry-After; the limiter halves
+    HTTP 429                      retried after the provider's Retry-After (capped at the
+                                  policy's max_delay); the limiter halves
     HTTP 5xx                      retried (after Retry-After when the provider sent one)
-    HTTP 4xx other than 429       fails at once with the provider's own message
-    connection refused or reset   retried under the RetryPolicy
+    HTTP 401, 403                 fails at once; kind "auth", so a run of them stops the target
+    HTTP 4xx otherwise            fails at once with the provider's own message
+    connection refused or reset   retried under the RetryPolicy; kind "connection", so a run of
+                                  identical ones stops the target (ExecutionConfig.stop_after)
     no reply within the timeout   retried (the runner's ExecutionConfig.timeout)
     a 200 that is not a reply     retried: proxies and overloaded servers send such pages
+    a reply over the size limit   fails at once
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import math
 import os
 import time
 import weakref
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Callable, Mapping
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiohttp
 
 from modelscape._identity import Identity, JsonValue
 from modelscape.errors import ExecutionError
+from modelscape.execution.cleaning import redact_output
 from modelscape.execution.target import IdentifiedTarget, TargetError, TargetOutput, TargetRequest
 from modelscape.providers.limiter import AdaptiveLimiter
+from modelscape.providers.options import is_loopback
 
 __all__ = [
+    "MAX_RESPONSE_BYTES",
     "HttpTarget",
     "close_session",
     "parse_retry_after",
@@ -108,6 +124,8 @@ async def close_session() -> None:
 
 # Provider messages are kept whole up to this length; an HTML error page is not.
 _MESSAGE_LIMIT = 500
+#: The largest reply a provider target reads unless told otherwise (bytes, after decompression).
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024
 
 
 def parse_retry_after(headers: Mapping[str, str]) -> float | None:
@@ -127,9 +145,11 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     if value is None:
         return None
     try:
-        return max(0.0, float(value))
+        seconds = float(value)
     except ValueError:
         pass
+    else:  # "nan" says nothing; "inf" and other huge waits are capped by the retry policy
+        return None if math.isnan(seconds) else max(0.0, seconds)
     try:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError):
@@ -139,8 +159,16 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     return max(0.0, (when - datetime.now(tz=UTC)).total_seconds())
 
 
-def provider_message(body: bytes) -> str:
-    """The provider's own words from an error body: ``error.message`` where it has one."""
+def _unscrubbed(text: str) -> str:
+    return text
+
+
+def provider_message(body: bytes, scrub: Callable[[str], str] = _unscrubbed) -> str:
+    """The provider's own words from an error body: ``error.message`` where it has one.
+
+    ``scrub`` runs on the whole message before it is cut to length, so that a secret in it
+    cannot leave a prefix of itself behind.
+    """
     text = body.decode("utf-8", errors="replace").strip()
     try:
         payload = json.loads(text)
@@ -149,10 +177,10 @@ def provider_message(body: bytes) -> str:
     if isinstance(payload, dict):
         error = payload.get("error", payload)
         if isinstance(error, dict) and isinstance(error.get("message"), str):
-            return str(error["message"])[:_MESSAGE_LIMIT]
+            return scrub(str(error["message"]))[:_MESSAGE_LIMIT]
         if isinstance(error, str):
-            return error[:_MESSAGE_LIMIT]
-    return text[:_MESSAGE_LIMIT] or "(empty body)"
+            return scrub(error)[:_MESSAGE_LIMIT]
+    return scrub(text)[:_MESSAGE_LIMIT] or "(empty body)"
 
 
 class HttpTarget(IdentifiedTarget):
@@ -178,12 +206,29 @@ class HttpTarget(IdentifiedTarget):
         api_key_env: str | None,
         require_key: bool,
         max_concurrency: int,
+        allow_http_key: bool = False,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
     ) -> None:
         if max_concurrency < 1:
             raise ExecutionError(f"{name}: max_concurrency must be at least 1")
+        if max_response_bytes < 1:
+            raise ExecutionError(f"{name}: max_response_bytes must be at least 1")
+        if (
+            api_key_env is not None
+            and urlsplit(url).scheme != "https"
+            and not is_loopback(url)
+            and not allow_http_key
+        ):
+            raise ExecutionError(
+                f"target {name!r} would send its API key ({api_key_env}) over plain http to "
+                f"{urlsplit(url).hostname}, where anyone on the way can read it: use an https "
+                "URL, or set allow_http_key (allow_http_key: true in a targets.yaml) if that "
+                "network is trusted"
+            )
         self.url = url
         self.api_key_env = api_key_env
         self.require_key = require_key
+        self.max_response_bytes = max_response_bytes
         self.limiter = AdaptiveLimiter(max_concurrency)
         self._identity = Identity(
             kind="target",
@@ -206,6 +251,7 @@ class HttpTarget(IdentifiedTarget):
                 f"{self.provider} target {self.name!r} needs an API key: set the environment "
                 f"variable {self.api_key_env} (or name another one with api_key_env)",
                 retryable=False,
+                kind="auth",
             )
         return None
 
@@ -232,10 +278,13 @@ class HttpTarget(IdentifiedTarget):
                 async with session.post(self.url, data=data, headers=headers) as response:
                     status = response.status
                     reply_headers = response.headers
-                    raw = await response.read()
+                    raw = await self._read(response)
             except aiohttp.ClientError as error:
+                # Refused, reset or unresolvable: the endpoint, not this request, is at fault.
+                endpoint = isinstance(error, (aiohttp.ClientConnectionError, OSError))
                 raise TargetError(
-                    self.scrub(f"{self.provider} at {self.url}: {type(error).__name__}: {error}")
+                    self.scrub(f"{self.provider} at {self.url}: {type(error).__name__}: {error}"),
+                    kind="connection" if endpoint else None,
                 ) from None
             latency = time.perf_counter() - started
             if status == 429:
@@ -249,16 +298,42 @@ class HttpTarget(IdentifiedTarget):
         if not isinstance(payload, dict):
             raise TargetError(
                 f"{self.provider} at {self.url} answered {status} without a JSON object: "
-                f"{self.scrub(provider_message(raw))!r}"
+                f"{provider_message(raw, self.scrub)!r}"
             )
-        return self.output(payload, latency)
+        output = self.output(payload, latency)
+        # A server may echo the Authorization header into any field of a reply.
+        return output if key is None else redact_output(output, self.scrub)
+
+    async def _read(self, response: aiohttp.ClientResponse) -> bytes:
+        """The whole body, read in pieces up to ``max_response_bytes``."""
+        limit = self.max_response_bytes
+        length = response.content_length
+        if length is not None and length > limit and "Content-Encoding" not in response.headers:
+            raise self._too_large(f"announced {length:,} bytes")
+        pieces: list[bytes] = []
+        size = 0
+        # Decompressed pieces are counted: a small gzip body can unpack to gigabytes.
+        async for piece in response.content.iter_any():
+            size += len(piece)
+            if size > limit:
+                raise self._too_large(f"sent over {limit:,} bytes")
+            pieces.append(piece)
+        return b"".join(pieces)
+
+    def _too_large(self, what: str) -> TargetError:
+        return TargetError(
+            f"{self.provider} at {self.url} {what}, more than this target reads "
+            f"(max_response_bytes {self.max_response_bytes:,}); raise it if such replies "
+            "are expected",
+            retryable=False,
+        )
 
     def _failure(self, status: int, headers: Mapping[str, str], raw: bytes) -> TargetError:
-        message = self.scrub(provider_message(raw))
+        message = provider_message(raw, self.scrub)
         text = f"{self.provider} answered HTTP {status}: {message}"
         if status == 429 or status >= 500:
             return TargetError(text, retry_after=parse_retry_after(headers))
-        return TargetError(text, retryable=False)
+        return TargetError(text, retryable=False, kind="auth" if status in (401, 403) else None)
 
     def scrub(self, text: str) -> str:
         """``text`` with the API key, wherever it appears, replaced by ``[key]``."""

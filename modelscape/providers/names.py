@@ -35,7 +35,7 @@ DEFAULT_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API
 #: The kinds this module makes.
 PROVIDER_KINDS = ("anthropic", "llama-cpp", "openai", "openai-compatible")
 
-_HTTP_ONLY = {"api_key_env", "max_concurrency"}
+_HTTP_ONLY = {"allow_http_key", "api_key_env", "max_concurrency", "max_response_bytes"}
 _LOCAL_ONLY = {"context", "threads"}
 _URL_AT = re.compile(r"@(?=https?://)")
 
@@ -94,7 +94,11 @@ def provider_target(kind: str, argument: str, **given: Any) -> Target:
                 **generation,
             )  # fmt: skip
         model, url = split_model_url(argument, kind=kind)
-        common.update(max_concurrency=options.max_concurrency)
+        common.update(
+            max_concurrency=options.max_concurrency,
+            allow_http_key=options.allow_http_key,
+            max_response_bytes=options.max_response_bytes,
+        )
         if kind == "anthropic":
             from modelscape.providers.anthropic import AnthropicTarget
 

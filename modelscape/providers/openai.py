@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from modelscape.execution.target import TargetError, TargetOutput, TargetRequest, Usage
-from modelscape.providers.http import HttpTarget, provider_message
+from modelscape.providers.http import MAX_RESPONSE_BYTES, HttpTarget, provider_message
 from modelscape.providers.options import (
     OPENAI_BASE_URL,
     Generation,
@@ -54,7 +54,9 @@ class OpenAICompatibleTarget(HttpTarget):
     when the target is made, before any call. ``token_field`` is how the server spells the
     length bound: OpenAI's newer models take only ``max_completion_tokens``, while most other
     servers read ``max_tokens``. ``max_concurrency`` caps the calls in flight, a cap the
-    target lowers while the server answers 429 and raises again as calls succeed.
+    target lowers while the server answers 429 and raises again as calls succeed. The key is
+    sent only over https or to this machine unless ``allow_http_key`` is set, and a reply larger
+    than ``max_response_bytes`` fails its observation instead of being read whole.
     """
 
     provider = "openai-compatible"
@@ -74,6 +76,8 @@ class OpenAICompatibleTarget(HttpTarget):
         api_key_env: str | None = None,
         require_key: bool | None = None,
         max_concurrency: int = 64,
+        allow_http_key: bool = False,
+        max_response_bytes: int = MAX_RESPONSE_BYTES,
         token_field: str = "max_tokens",
     ) -> None:
         base = check_base_url(base_url, where=f"target {name or model!r}")
@@ -98,6 +102,8 @@ class OpenAICompatibleTarget(HttpTarget):
             api_key_env=api_key_env,
             require_key=require_key,
             max_concurrency=max_concurrency,
+            allow_http_key=allow_http_key,
+            max_response_bytes=max_response_bytes,
         )
 
     def headers(self, key: str | None) -> dict[str, str]:
@@ -135,7 +141,7 @@ class OpenAICompatibleTarget(HttpTarget):
         choices = payload.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             if "error" in payload:  # OpenRouter and some proxies report errors with a 200
-                detail = self.scrub(provider_message(json.dumps(payload).encode()))
+                detail = provider_message(json.dumps(payload).encode(), self.scrub)
                 raise TargetError(f"{self.provider} sent an error in its reply: {detail}")
             raise TargetError(f"{self.provider} at {self.url} sent a reply without choices")
         choice = choices[0]

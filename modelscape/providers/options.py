@@ -71,13 +71,17 @@ class TargetOptions(Generation):
     to bump when something unnamed changes its replies. ``api_key_env`` names the environment
     variable the key is read from at each call (the key itself is never written anywhere).
     ``max_concurrency`` caps this target's calls in flight; within it the limit adapts to the
-    provider's 429s. ``context`` and ``threads`` apply to in-process llama.cpp models only.
+    provider's 429s. ``allow_http_key`` lets a key travel over plain http to another machine
+    (a trusted network only); ``max_response_bytes`` bounds the size of a reply. ``context``
+    and ``threads`` apply to in-process llama.cpp models only.
     """
 
     name: str | None = Field(default=None, min_length=1)
     version: str = "1"
     api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
     max_concurrency: int = Field(default=64, ge=1, le=10_000)
+    allow_http_key: bool = False
+    max_response_bytes: int = Field(default=32 * 1024 * 1024, ge=1)
     context: int | None = Field(default=None, ge=16)
     threads: int | None = Field(default=None, ge=1)
 

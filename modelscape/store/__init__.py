@@ -1,6 +1,8 @@
 """Stores: where runs are kept, behind one small protocol.
 
-- :mod:`~modelscape.store.protocol`: ``Store``, the seam another database can implement
+- :mod:`~modelscape.store.protocol`: ``Store``, the seam another database can implement, and
+  ``Leasing``, which lets two runs share a store without paying twice
+- :mod:`~modelscape.store.connection`: opening a file without harming it; SQLite's errors
 - :mod:`~modelscape.store.sqlite`: ``SQLiteStore``, one SQLite file (the default)
 - :mod:`~modelscape.store.memory`: ``MemoryStore``, for runs that need not outlive the process
 """
@@ -11,10 +13,18 @@ import os
 
 from modelscape.errors import StoreError
 from modelscape.store.memory import MemoryStore
-from modelscape.store.protocol import Store, StoredRun, canonical_order
+from modelscape.store.protocol import Leasing, Store, StoredRun, canonical_order
 from modelscape.store.sqlite import SQLiteStore
 
-__all__ = ["MemoryStore", "SQLiteStore", "Store", "StoredRun", "canonical_order", "open_store"]
+__all__ = [
+    "Leasing",
+    "MemoryStore",
+    "SQLiteStore",
+    "Store",
+    "StoredRun",
+    "canonical_order",
+    "open_store",
+]
 
 
 def open_store(store: Store | str | os.PathLike[str]) -> Store:

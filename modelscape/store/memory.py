@@ -7,7 +7,8 @@ nothing beyond the outputs it holds; everything is gone when the process ends.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Sequence
 
 from modelscape.errors import StoreError
 from modelscape.results.records import (
@@ -38,6 +39,7 @@ class MemoryStore:
         self._points: dict[str, PointMeasurement] = {}
         self._differences: dict[str, DifferenceMeasurement] = {}
         self._measured: dict[str, set[str]] = {}
+        self._leases: dict[str, tuple[str, float]] = {}
 
     def save_experiment(self, experiment: ExperimentRecord, variants: Iterable[Variant]) -> None:
         """Store an experiment and its variants (records already stored are kept)."""
@@ -57,6 +59,29 @@ class MemoryStore:
                 held = self._observations.get(observation.id)
                 if held is None or (held.status == "failed" and observation.status == "ok"):
                     self._observations[observation.id] = observation
+                self._leases.pop(observation.id, None)
+
+    def claim(self, ids: Sequence[str], holder: str, seconds: float) -> set[str]:
+        """Lease what is neither stored ``ok`` nor leased by another runner of this process."""
+        now = time.time()
+        claimed: set[str] = set()
+        with self._lock:
+            for oid in ids:
+                stored = self._observations.get(oid)
+                if stored is not None and stored.status == "ok":
+                    continue
+                lease = self._leases.get(oid)
+                if lease is not None and lease[0] != holder and lease[1] > now:
+                    continue
+                self._leases[oid] = (holder, now + seconds)
+                claimed.add(oid)
+        return claimed
+
+    def release(self, holder: str) -> None:
+        """End every lease ``holder`` still has."""
+        with self._lock:
+            for oid in [o for o, (h, _) in self._leases.items() if h == holder]:
+                del self._leases[oid]
 
     def save_measurements(
         self,

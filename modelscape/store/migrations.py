@@ -14,6 +14,8 @@ Tables (ids are content hashes and primary keys):
   them, and which experiments they belong to. An observation's id does not involve its
   experiment, so a second experiment asking the same question reuses the stored answer.
 - ``measurements``: point measurements (``second_id`` NULL) and difference measurements.
+- ``leases`` (from 2): which process is asking for which observation now, and until when, so
+  that two runs sharing a store do not both pay for one call.
 """
 
 from __future__ import annotations
@@ -63,6 +65,15 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             details TEXT
         )""",
         "CREATE INDEX measurements_by_observation ON measurements (observation_id, measure_id)",
+    ),
+    # 2: leases on observations being asked.
+    (
+        """CREATE TABLE leases (
+            observation_id TEXT PRIMARY KEY,
+            holder TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            expires REAL NOT NULL
+        ) WITHOUT ROWID""",
     ),
 )
 

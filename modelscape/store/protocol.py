@@ -6,6 +6,7 @@ can replace it by implementing these methods; nothing else in modelscape touches
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
@@ -17,7 +18,7 @@ from modelscape.results.records import (
 )
 from modelscape.task.space import Variant
 
-__all__ = ["Store", "StoredRun", "canonical_order"]
+__all__ = ["Leasing", "Store", "StoredRun", "canonical_order", "holder_alive"]
 
 #: Everything one experiment left in a store.
 StoredRun = tuple[
@@ -82,6 +83,41 @@ class Store(Protocol):
     def close(self) -> None:
         """Release the connection."""
         ...
+
+
+@runtime_checkable
+class Leasing(Protocol):
+    """A store that lets runs share it without paying twice for one observation.
+
+    Before a run asks for an observation it claims a lease on it; a lease held by another live
+    run is not granted, so that run's answer is waited for (or reused) instead. Storing an
+    observation ends its lease. A lease ends by itself at its expiry, or when the process that
+    holds it is gone, so a killed run never blocks the next one.
+    """
+
+    def claim(self, ids: Sequence[str], holder: str, seconds: float) -> set[str]:
+        """Lease the ids among ``ids`` that are neither stored ``ok`` nor leased by another
+        live holder, for ``seconds``; returns the ids now leased to ``holder``."""
+        ...
+
+    def release(self, holder: str) -> None:
+        """End every lease ``holder`` still has."""
+        ...
+
+
+def holder_alive(pid: int) -> bool:
+    """Whether process ``pid`` on this machine still runs (leases are held by processes)."""
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, under another user
+        return True
+    except OSError:
+        return False
+    return True
 
 
 def canonical_order(

@@ -4,8 +4,14 @@ The file is in WAL mode, so readers never block the writer, and two processes ca
 store at once: each write is one short ``BEGIN IMMEDIATE`` transaction, a busy writer is waited
 for (``busy_timeout``), and every insert is idempotent by content-hash id, so the second writer
 of a record changes nothing, except that an ``ok`` observation replaces a ``failed`` one.
-``synchronous=NORMAL`` keeps each commit cheap: a killed process loses nothing committed; only
-a power cut or an operating-system crash may lose the last few commits.
+Two runs of one experiment also share the work: each claims a lease on an observation before
+asking for it (see :class:`~modelscape.store.protocol.Leasing`). ``synchronous=NORMAL`` keeps
+each commit cheap: a killed process loses nothing committed; only a power cut or an
+operating-system crash may lose the last few commits.
+
+Opening a file never changes it (:mod:`~modelscape.store.connection`): WAL mode and migrations
+are applied on the first write, so reading an older store, or one on a read-only mount, leaves
+the file as it was.
 """
 
 from __future__ import annotations
@@ -20,7 +26,6 @@ from typing import Any, TypeVar
 
 from pydantic import TypeAdapter
 
-from modelscape._model import trusted
 from modelscape.errors import StoreError
 from modelscape.results.records import (
     DifferenceMeasurement,
@@ -28,57 +33,60 @@ from modelscape.results.records import (
     Observation,
     PointMeasurement,
 )
+from modelscape.store.connection import BUSY_SECONDS, connect, guard, inspect, writable
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from modelscape.store.protocol import StoredRun, canonical_order
 from modelscape.store.rows import (
     DIFFERENCES,
     VARIANTS,
     chunks,
+    claim_leases,
     compact,
-    json_array,
     marks,
-    observation_of,
+    read_observations,
+    read_points,
+    read_records,
 )
 from modelscape.task.space import Variant
 
 __all__ = ["SQLiteStore"]
 
-# SQLite limits bound parameters per statement; 500 stays under every build's limit.
-_CHUNK = 500
-# Rows validated at once when loading a run.
-_BLOCK = 20_000
 R = TypeVar("R")
-_BUSY_MS = 60_000
+
+
+def _dump(observation: Observation) -> str:
+    try:
+        return observation.model_dump_json()
+    except ValueError as error:  # text that cannot be encoded, such as a lone surrogate
+        raise StoreError(f"observation {observation.id} cannot be stored: {error}") from None
 
 
 class SQLiteStore:
     """A :class:`~modelscape.store.protocol.Store` in one SQLite file at ``path``.
 
-    The file is created and migrated on open. A file written by a newer modelscape (a higher
-    schema version) is refused with a :class:`StoreError` rather than misread. One store may be
-    used from several threads; a lock serializes its connection.
+    A missing file is created as a new store. A file written by a newer modelscape (a higher
+    schema version), another program's database, or a file that is not SQLite is refused with
+    a :class:`StoreError` and left untouched. With ``read_only`` (or when the file or its
+    folder cannot be written) the store only reads, and any write is a :class:`StoreError`.
+    One store may be used from several threads; a lock serializes its connection.
     """
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
         self.path = os.fspath(path)
         self._lock = threading.Lock()
+        self.read_only = read_only or not writable(self.path)
+        if self.read_only and not read_only and not os.path.exists(self.path):
+            raise StoreError(f"cannot create store {self.path}: its folder is not writable")
+        self._connection = connect(self.path, read_only=self.read_only)
+        self._prepared = False
         try:
-            self._connection = sqlite3.connect(
-                self.path, isolation_level=None, check_same_thread=False, timeout=_BUSY_MS / 1000
-            )
-        except sqlite3.Error as error:
-            raise StoreError(f"cannot open store {self.path}: {error}") from None
-        try:
-            self._connection.execute(f"PRAGMA busy_timeout = {_BUSY_MS}")
-            self._connection.execute("PRAGMA journal_mode = WAL")
-            self._connection.execute("PRAGMA synchronous = NORMAL")
-            self._migrate()
-        except sqlite3.DatabaseError as error:
-            self._connection.close()
-            raise StoreError(
-                f"{self.path} is not a modelscape store ({error}); choose another file"
-            ) from None
-        except StoreError:
+            self._connection.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
+            state = inspect(self._connection, self.path)
+            if state == "empty":
+                if self.read_only:
+                    raise StoreError(f"{self.path} is an empty file, not a modelscape store")
+                self._prepare()  # a new store: made ours at once
+        except BaseException:
             self._connection.close()
             raise
 
@@ -86,47 +94,62 @@ class SQLiteStore:
     @property
     def schema_version(self) -> int:
         """The schema version of the file (``PRAGMA user_version``)."""
-        with self._lock:
+        with self._lock, guard(self.path, "reading the schema version"):
             return int(self._connection.execute("PRAGMA user_version").fetchone()[0])
+
+    def _prepare(self) -> None:
+        """Make the file ready for writing: WAL mode, and the current schema (once)."""
+        if self._prepared:
+            return
+        if self.read_only:
+            raise StoreError(
+                f"{self.path} is open read-only (the file or its folder cannot be written, or "
+                "read_only was asked): copy it somewhere writable to add to it"
+            )
+        with guard(self.path, "preparing the file for writing"):
+            mode = self._connection.execute("PRAGMA journal_mode").fetchone()[0]
+            if str(mode).lower() != "wal":
+                self._connection.execute("PRAGMA journal_mode = WAL")
+            self._connection.execute("PRAGMA synchronous = NORMAL")
+            self._migrate()
+        self._prepared = True
 
     def _migrate(self) -> None:
         version = int(self._connection.execute("PRAGMA user_version").fetchone()[0])
-        self._check_version(version)
         if version == SCHEMA_VERSION:
             return
         with self._transaction():
             # Another process may have migrated between the read above and this lock.
             version = int(self._connection.execute("PRAGMA user_version").fetchone()[0])
-            self._check_version(version)
-            if version == 0:
-                tables = self._connection.execute(
-                    "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-                ).fetchone()[0]
-                if tables:
-                    raise StoreError(
-                        f"{self.path} is an SQLite file with other tables, not a modelscape "
-                        "store; choose another file"
-                    )
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"{self.path} was upgraded to schema version {version} by a newer "
+                    "modelscape while open; upgrade modelscape to write it"
+                )
             for number in range(version, SCHEMA_VERSION):
                 for statement in MIGRATIONS[number]:
                     self._connection.execute(statement)
                 self._connection.execute(f"PRAGMA user_version = {number + 1}")
 
-    def _check_version(self, version: int) -> None:
-        if version > SCHEMA_VERSION:
-            raise StoreError(
-                f"{self.path} has schema version {version}, written by a newer modelscape; this "
-                f"one reads versions up to {SCHEMA_VERSION}: upgrade modelscape to open it"
-            )
-
     def _transaction(self) -> _Transaction:
         return _Transaction(self._connection)
+
+    def check(self) -> None:
+        """Check the whole file for damage (``PRAGMA quick_check``); raise a StoreError naming
+        what is wrong. Counts read from a damaged file can be silently wrong."""
+        with self._lock, guard(self.path, "checking the file"):
+            problems = [r[0] for r in self._connection.execute("PRAGMA quick_check(5)")]
+        if problems != ["ok"]:
+            raise StoreError(
+                f"{self.path} is damaged: {'; '.join(problems)}; restore it from a copy, or "
+                f"save what is readable with `sqlite3 {self.path} .recover`"
+            )
 
     # -- writes -------------------------------------------------------------------------------
     def save_experiment(self, experiment: ExperimentRecord, variants: Iterable[Variant]) -> None:
         """Store an experiment and its variants (records already stored are kept)."""
         variants = list(variants)
-        with self._lock, self._transaction():
+        with self._lock, guard(self.path, "storing an experiment"), self._transaction_for_write():
             self._connection.execute(
                 "INSERT OR IGNORE INTO experiments (id, created, record) VALUES (?, ?, ?)",
                 (experiment.id, experiment.created, experiment.model_dump_json()),
@@ -144,13 +167,12 @@ class SQLiteStore:
     def save_observations(self, observations: Iterable[Observation]) -> None:
         """Store observations and link each to its experiment; ok replaces failed."""
         rows = [
-            (o.id, o.experiment_id, o.target_id, o.variant_id, o.repetition, o.status,
-             o.model_dump_json())
+            (o.id, o.experiment_id, o.target_id, o.variant_id, o.repetition, o.status, _dump(o))
             for o in observations
-        ]  # fmt: skip
+        ]
         if not rows:
             return
-        with self._lock, self._transaction():
+        with self._lock, guard(self.path, "storing observations"), self._transaction_for_write():
             self._connection.executemany(
                 "INSERT INTO observations (id, experiment_id, target_id, variant_id, repetition, "
                 "status, record) VALUES (?, ?, ?, ?, ?, ?, ?) "
@@ -162,6 +184,10 @@ class SQLiteStore:
                 "INSERT OR IGNORE INTO experiment_observations (experiment_id, observation_id) "
                 "VALUES (?, ?)",
                 [(row[1], row[0]) for row in rows],
+            )
+            # A stored observation is no longer being asked for.
+            self._connection.executemany(
+                "DELETE FROM leases WHERE observation_id = ?", [(row[0],) for row in rows]
             )
 
     def save_measurements(
@@ -180,16 +206,35 @@ class SQLiteStore:
         )
         if not rows:
             return
-        with self._lock, self._transaction():
+        with self._lock, guard(self.path, "storing measurements"), self._transaction_for_write():
             self._connection.executemany(
                 "INSERT OR IGNORE INTO measurements (id, measure, measure_id, observation_id, "
                 "second_id, value, details) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 rows,
             )
 
+    def _transaction_for_write(self) -> _Transaction:
+        self._prepare()
+        return self._transaction()
+
+    # -- leases -------------------------------------------------------------------------------
+    def claim(self, ids: Sequence[str], holder: str, seconds: float) -> set[str]:
+        """Lease the ids among ``ids`` that are neither stored ``ok`` nor leased by another
+        live process, for ``seconds``; returns the ids now leased to ``holder``."""
+        ids = list(ids)
+        if not ids:
+            return set()
+        with self._lock, guard(self.path, "claiming observations"), self._transaction_for_write():
+            return claim_leases(self._connection, ids, holder, seconds)
+
+    def release(self, holder: str) -> None:
+        """End every lease ``holder`` still has."""
+        with self._lock, guard(self.path, "releasing leases"), self._transaction_for_write():
+            self._connection.execute("DELETE FROM leases WHERE holder = ?", (holder,))
+
     # -- reads --------------------------------------------------------------------------------
     def _select(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
-        with self._lock:
+        with self._lock, guard(self.path, "reading", records=True):
             return self._connection.execute(sql, parameters).fetchall()
 
     def observations(self, ids: Iterable[str]) -> dict[str, Observation]:
@@ -199,7 +244,8 @@ class SQLiteStore:
             rows = self._select(
                 f"SELECT id, record FROM observations WHERE id IN ({marks(len(batch))})", batch
             )
-            found.update((i, Observation.model_validate_json(r)) for i, r in rows)
+            with guard(self.path, "reading observations", records=True):
+                found.update((i, Observation.model_validate_json(r)) for i, r in rows)
         return found
 
     def measured(self, measure_id: str, observation_ids: Iterable[str]) -> set[str]:
@@ -236,7 +282,8 @@ class SQLiteStore:
     def experiments(self) -> list[ExperimentRecord]:
         """Every experiment in the store, oldest first."""
         rows = self._select("SELECT record FROM experiments ORDER BY created, id")
-        return [ExperimentRecord.model_validate_json(r[0]) for r in rows]
+        with guard(self.path, "reading experiments", records=True):
+            return [ExperimentRecord.model_validate_json(r[0]) for r in rows]
 
     def load(self, experiment_id: str) -> StoredRun:
         """Everything one experiment left, observations in canonical order."""
@@ -245,7 +292,8 @@ class SQLiteStore:
         paused = gc.isenabled()
         gc.disable()
         try:
-            return self._load(experiment_id)
+            with guard(self.path, f"loading experiment {experiment_id}", records=True):
+                return self._load(experiment_id)
         finally:
             if paused:
                 gc.enable()
@@ -308,67 +356,16 @@ class SQLiteStore:
     def _records(
         self, adapter: TypeAdapter[list[R]], sql: str, parameters: Sequence[Any]
     ) -> list[R]:
-        """The records a query returns as JSON, validated a block of rows at a time.
-
-        A block is one JSON array and one call into pydantic's core, instead of one call per
-        record; blocks keep the text held at once small even for a million rows.
-        """
-        found: list[R] = []
         with self._lock:
-            cursor = self._connection.execute(sql, parameters)
-            while rows := cursor.fetchmany(_BLOCK):
-                found.extend(adapter.validate_json(json_array(rows)))
-        return found
+            return read_records(self._connection, adapter, sql, parameters)
 
     def _observations(self, sql: str, parameters: Sequence[Any]) -> list[Observation]:
-        """Observations this store wrote itself, built without validating them again.
-
-        Their JSON is parsed a block at a time and every record is completed with the field
-        defaults of this release, which is what validation would add; validating hundreds of
-        thousands of outputs again would dominate the time of ``Results.load``.
-        """
-        found: list[Observation] = []
         with self._lock:
-            cursor = self._connection.execute(sql, parameters)
-            while rows := cursor.fetchmany(_BLOCK):
-                found.extend(observation_of(data) for data in json.loads(json_array(rows)))
-        return found
+            return read_observations(self._connection, sql, parameters)
 
     def _points(self, wanted: Sequence[str], members: set[str]) -> list[PointMeasurement]:
-        """The point measurements of some measures on some observations.
-
-        A run holds several per output, so they are built without validation, from columns
-        this store wrote itself: each becomes exactly what ``model_construct`` would make,
-        at a fraction of its cost, all sharing one set of field names.
-        """
-        found: list[PointMeasurement] = []
         with self._lock:
-            cursor = self._connection.execute(
-                "SELECT id, measure, measure_id, observation_id, value, details FROM "
-                f"measurements WHERE measure_id IN ({marks(len(wanted))}) "
-                "AND second_id IS NULL",
-                wanted,
-            )
-            while rows := cursor.fetchmany(_BLOCK):
-                rows = [row for row in rows if row[3] in members]
-                details = json.loads("[" + ",".join(r[5] or "null" for r in rows) + "]")
-                found.extend(
-                    trusted(
-                        PointMeasurement,
-                        {
-                            "id": mid,
-                            "observation_id": first,
-                            "measure": measure,
-                            "measure_id": measure_id,
-                            "value": value,
-                            "details": detail,
-                        },
-                    )
-                    for (mid, measure, measure_id, first, value, _), detail in zip(
-                        rows, details, strict=True
-                    )
-                )
-        return found
+            return read_points(self._connection, wanted, members)
 
     def close(self) -> None:
         """Close the connection; the file stays as it is."""

@@ -11,6 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from mapping_space import Counting
 
+from modelscape.store import MemoryStore, Store
 from modelscape.store.sqlite import SQLiteStore
 
 
@@ -26,3 +27,11 @@ def store(tmp_path: Path) -> SQLiteStore:
 def counting() -> Counting:
     """A call-counting planted target (``.target`` is the target, ``.total`` the calls)."""
     return Counting()
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
+    """A fresh store of each kind, for behaviour every store must share."""
+    store: Store = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "a.db")
+    yield store
+    store.close()

@@ -1,6 +1,7 @@
 """Runs one experiment into a store, for the tests that kill or race whole processes.
 
     python subprocess_run.py STORE CALL_LOG [--name NAME] [--cases N] [--delay SECONDS]
+        [--wait-for FILE]
 
 Every call appends the request's seed hint to CALL_LOG before it answers; the file
 ``STORE.started`` appears once the run has begun asking.
@@ -13,6 +14,7 @@ import asyncio
 import os
 import random
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -33,7 +35,10 @@ def main() -> None:
     parser.add_argument("--cases", type=int, default=8)
     parser.add_argument("--repetitions", type=int, default=4)
     parser.add_argument("--delay", type=float, default=0.05)
+    parser.add_argument("--wait-for", help="a file whose appearance starts the run")
     options = parser.parse_args()
+    while options.wait_for and not os.path.exists(options.wait_for):
+        time.sleep(0.005)
     rule = planted(options.name)
     log = os.open(options.log, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
 

@@ -100,3 +100,23 @@ def test_two_processes_write_one_store_at_once(tmp_path: Path) -> None:
     # The two runs of "left" share a store: together they asked each observation at least
     # once, and the second stored nothing twice.
     assert len(set(seeds(tmp_path / "left.log"))) == 160
+
+
+def test_two_processes_running_one_experiment_ask_each_observation_once(tmp_path: Path) -> None:
+    store, go = tmp_path / "shared.db", tmp_path / "go"
+    SQLiteStore(store).close()
+    logs = [tmp_path / "first.log", tmp_path / "second.log"]
+    runs = [
+        start(store, log, "--name", "same", "--delay", "0.05", "--wait-for", str(go))
+        for log in logs
+    ]
+    time.sleep(1.0)  # both processes import and wait at the line
+    go.touch()
+    for process in runs:
+        out, err = process.communicate(timeout=120)
+        assert process.returncode == 0, err.decode()
+        assert out.split() == [b"160", b"0"]
+    asked = seeds(logs[0]) + seeds(logs[1])
+    assert len(asked) == len(set(asked)) == 160  # together they paid once for each call
+    assert seeds(logs[0])  # and both did part of the work
+    assert seeds(logs[1])

@@ -19,6 +19,7 @@ from modelscape.execution.target import TargetError, TargetOutput, TargetRequest
 from modelscape.measures import CallableDifference, CallableMetric, Response
 from modelscape.results.records import observation_id
 from modelscape.results.results import Results
+from modelscape.store import Store
 from modelscape.store.memory import MemoryStore
 from modelscape.store.sqlite import SQLiteStore
 
@@ -65,8 +66,8 @@ def test_a_rerun_makes_no_call_and_returns_the_same_results(
     ]
 
 
-def test_execution_settings_are_not_part_of_identity(counting: Counting) -> None:
-    store = MemoryStore()
+def test_execution_settings_are_not_part_of_identity(counting: Counting, any_store: Store) -> None:
+    store = any_store
     run = experiment([counting.target])
     Runner(store=store).run(run)
     faster = dataclasses.replace(run, execution=ExecutionConfig(concurrency=1, timeout=5))
@@ -75,8 +76,10 @@ def test_execution_settings_are_not_part_of_identity(counting: Counting) -> None
     assert counting.total == run.calls()
 
 
-def test_a_new_target_reuses_the_stored_outputs_of_the_old_one(counting: Counting) -> None:
-    store = MemoryStore()
+def test_a_new_target_reuses_the_stored_outputs_of_the_old_one(
+    counting: Counting, any_store: Store
+) -> None:
+    store = any_store
     Runner(store=store).run(experiment([counting.target]))
     calls = counting.total
     extra = Counting("second")
@@ -85,6 +88,9 @@ def test_a_new_target_reuses_the_stored_outputs_of_the_old_one(counting: Countin
     assert extra.total == calls
     assert len(results.observations) == 2 * calls
     assert {o.experiment_id for o in results.observations} == {results.experiment.id}
+    loaded = Results.load(store, results.experiment.id)
+    assert [o.id for o in loaded.observations] == [o.id for o in results.observations]
+    assert {o.experiment_id for o in loaded.observations} == {results.experiment.id}
 
 
 def test_calls_run_in_a_seeded_random_order_per_repetition() -> None:
@@ -113,7 +119,7 @@ def flaky_target(name: str = "flaky") -> tuple[CallableTarget, dict[str, int]]:
             counts["failures"] += 1
             if draw < 0.15:
                 raise TargetError("503 overloaded", retry_after=0.001)
-            raise ConnectionError("connection reset")
+            raise TargetError("connection reset")  # a retryable failure, as providers raise
         if draw < 0.35:
             counts["hangs"] += 1
             await asyncio.sleep(30)
@@ -253,14 +259,14 @@ def test_results_trace_any_observation_to_its_variant_and_prompt(store: SQLiteSt
         assert isinstance(variant.task, dict)  # loaded from a store: the task as data
 
 
-def test_measurements_are_not_computed_twice() -> None:
+def test_measurements_are_not_computed_twice(any_store: Store) -> None:
     calls: list[str] = []
 
     def length(variant: object, output: TargetOutput) -> float:
         calls.append(output.text)
         return len(output.text)
 
-    store = MemoryStore()
+    store = any_store
     run = dataclasses.replace(
         experiment([planted()]), point_metrics=(CallableMetric(length, name="length"),)
     )

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1] / "execution"))  # the shared task space
 
 from fake_server import FakeProvider
 from loopback import free_port, require

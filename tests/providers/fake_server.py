@@ -13,6 +13,7 @@ import collections
 import json
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -77,6 +78,8 @@ class FakeProvider:
         self.in_flight = 0
         self.peak = 0
         self.delay = 0.0
+        #: Makes the body of every unscripted reply from the request, when set.
+        self.respond: Callable[[Received], Any] | None = None
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._runner: web.AppRunner | None = None
@@ -101,12 +104,15 @@ class FakeProvider:
 
     async def _handle(self, request: web.Request) -> web.Response:
         raw = await request.read()
-        self.requests.append(
-            Received(
-                request.path, dict(request.headers), json.loads(raw or b"{}"), time.monotonic()
-            )
+        received = Received(
+            request.path, dict(request.headers), json.loads(raw or b"{}"), time.monotonic()
         )
-        step = self.script.popleft() if self.script else Step(delay=self.delay)
+        self.requests.append(received)
+        if self.script:
+            step = self.script.popleft()
+        else:
+            body = None if self.respond is None else self.respond(received)
+            step = Step(body=body, delay=self.delay)
         self.in_flight += 1
         self.peak = max(self.peak, self.in_flight)
         try:
@@ -117,6 +123,8 @@ class FakeProvider:
         body = step.body
         if body is None:
             body = anthropic_message() if request.path.endswith("/messages") else chat_completion()
+        if isinstance(body, bytes):  # sent as it is, for compressed or malformed bodies
+            return web.Response(status=step.status, body=body, headers=step.headers)
         text = body if isinstance(body, str) else json.dumps(body)
         return web.Response(
             status=step.status, text=text, headers=step.headers, content_type="application/json"

@@ -100,7 +100,7 @@ def test_errors_are_classified(fake: FakeProvider) -> None:
 
     output, attempts = asyncio.run(go())
     assert attempts == 2  # 529 retried, then 400 stopped at once
-    assert output.error == "TargetError: anthropic answered HTTP 400: bad model"
+    assert output.error == "anthropic answered HTTP 400: bad model"
 
 
 def test_a_hosted_api_needs_its_key_before_any_call(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,8 +1,23 @@
-"""Fixtures for the store tests: the shared task space lives with the execution tests."""
+"""Fixtures for the store tests: every store kind; the shared task space lives with the
+execution tests."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parents[1] / "execution"))
+sys.path.insert(0, str(Path(__file__).parent))
+
+from modelscape.store import MemoryStore, SQLiteStore, Store
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Store]:
+    """A fresh store of each kind."""
+    store: Store = MemoryStore() if request.param == "memory" else SQLiteStore(tmp_path / "s.db")
+    yield store
+    store.close()

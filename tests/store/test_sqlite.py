@@ -1,4 +1,5 @@
-"""SQLiteStore and MemoryStore: the store protocol, migrations, and concurrent writers."""
+"""SQLiteStore and MemoryStore: the store protocol, migrations, two experiments sharing
+observations, and concurrent writers."""
 
 from __future__ import annotations
 
@@ -8,37 +9,14 @@ from pathlib import Path
 
 import pytest
 from mapping_space import experiment, planted
+from store_records import observation
 
 from modelscape.errors import StoreError
 from modelscape.execution.runner import Runner
-from modelscape.execution.target import TargetOutput
-from modelscape.results.records import Observation, PointMeasurement
+from modelscape.results.records import PointMeasurement
 from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore, Store, open_store
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
-
-
-@pytest.fixture(params=["sqlite", "memory"])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path) -> Store:
-    if request.param == "memory":
-        return MemoryStore()
-    return SQLiteStore(tmp_path / "store.db")
-
-
-def observation(oid: str, status: str = "ok", text: str = "yes", run: str = "e1") -> Observation:
-    return Observation(
-        id=oid,
-        experiment_id=run,
-        target="t",
-        target_id="tid",
-        variant_id="v",
-        case="c",
-        coordinate={"level": 0},
-        repetition=0,
-        seed=1,
-        status=status,  # type: ignore[arg-type]
-        output=TargetOutput(text=text, error=None if status == "ok" else "boom"),
-    )
 
 
 def test_both_stores_implement_the_protocol(any_store: Store) -> None:
@@ -158,3 +136,70 @@ def test_open_store(tmp_path: Path) -> None:
     assert isinstance(open_store(str(tmp_path / "y.db")), SQLiteStore)
     with pytest.raises(StoreError):
         open_store(42)  # type: ignore[arg-type]
+
+
+# -- two experiments in one store --------------------------------------------------------------
+def differing(first: object, second: object) -> float:
+    return float(first.output.text != second.output.text)  # type: ignore[attr-defined]
+
+
+def test_a_second_experiment_reuses_outputs_under_its_own_id(any_store: Store) -> None:
+    import dataclasses
+
+    from mapping_space import Counting
+
+    from modelscape.measures import CallableDifference
+
+    measure = CallableDifference(differing, name="differs")
+    counting = Counting("shared")
+    base = experiment([counting.target])
+    first = dataclasses.replace(base, difference_measures=(*base.difference_measures, measure))
+    Runner(store=any_store).run(first)
+    calls = counting.total
+    other = Counting("other")
+    second = dataclasses.replace(
+        experiment([counting.target, other.target]),
+        difference_measures=(*base.difference_measures, measure),
+    )
+    results = Runner(store=any_store).run(second)
+    assert counting.total == calls  # the shared target was not asked again
+    assert second.id != first.id
+    loaded = Results.load(any_store, second.id)
+    assert {o.experiment_id for o in loaded.observations} == {second.id}
+    assert len(loaded.observations) == second.calls()
+    members = {o.id for o in loaded.observations}
+    assert loaded.difference_measurements
+    for pair in loaded.difference_measurements:
+        assert pair.first in members
+        assert pair.second in members
+    assert [o.id for o in loaded.observations] == [o.id for o in results.observations]
+    earlier = Results.load(any_store, first.id)  # the first run is as it was
+    assert {o.experiment_id for o in earlier.observations} == {first.id}
+    assert len(earlier.observations) == first.calls()
+    assert [e.id for e in any_store.experiments()] == [first.id, second.id]  # oldest first
+
+
+def test_experiments_come_back_oldest_first_whatever_their_ids(any_store: Store) -> None:
+    runs = [experiment([planted(f"t{i}")]) for i in range(4)]
+    for run in reversed(runs):  # stored newest first...
+        any_store.save_experiment(
+            run.record().model_copy(update={"created": 1000.0 + runs.index(run)}), []
+        )
+    assert [e.id for e in any_store.experiments()] == [r.id for r in runs]  # ...read oldest first
+
+
+def test_an_unknown_experiment_in_a_store_with_runs_is_a_store_error(any_store: Store) -> None:
+    run = experiment([planted()])
+    Runner(store=any_store).run(run)
+    with pytest.raises(StoreError, match="no experiment 'nope'") as raised:
+        Results.load(any_store, "nope")
+    assert run.id in str(raised.value)
+
+
+def test_the_sqlite_store_is_a_context_manager(tmp_path: Path) -> None:
+    with SQLiteStore(tmp_path / "ctx.db") as store:
+        Runner(store=store).run(experiment([planted()]))
+    with pytest.raises(sqlite3.ProgrammingError):
+        store._connection.execute("SELECT 1")  # closed on leaving the block
+    with SQLiteStore(tmp_path / "ctx.db") as again:
+        assert len(again.experiments()) == 1

@@ -1,0 +1,231 @@
+"""Store files in bad shape: read-only, foreign, damaged; and leases between two runs."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mapping_space import experiment, planted
+from store_records import observation
+
+from modelscape.errors import StoreError
+from modelscape.execution.runner import Runner
+from modelscape.results.results import Results
+from modelscape.store import MemoryStore, SQLiteStore, Store
+from modelscape.store.migrations import SCHEMA_VERSION
+from modelscape.store.protocol import Leasing
+
+PROBE = Path(__file__).parent / "readonly_probe.py"
+
+
+def digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def stored_run(path: Path) -> str:
+    store = SQLiteStore(path)
+    run = experiment([planted()])
+    Runner(store=store).run(run)
+    store.close()
+    return run.id
+
+
+def test_a_foreign_database_is_refused_and_left_exactly_as_it_was(tmp_path: Path) -> None:
+    path = tmp_path / "notes.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+        connection.execute("INSERT INTO notes VALUES ('mine')")
+    connection.close()
+    before = digest(path)
+    with pytest.raises(StoreError, match=r"other tables \(notes\), not a modelscape store"):
+        SQLiteStore(path)
+    assert digest(path) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]  # no -wal, no -shm
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "delete"
+    connection.close()
+
+
+def test_a_foreign_database_with_a_user_version_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "app.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("CREATE TABLE settings (key TEXT)")
+        connection.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    connection.close()
+    before = digest(path)
+    with pytest.raises(StoreError, match="not a modelscape store"):
+        SQLiteStore(path)
+    assert digest(path) == before
+
+
+def test_an_older_store_is_read_without_being_changed_and_migrated_on_write(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "old.db"
+    run = stored_run(path)
+    with sqlite3.connect(path) as connection:  # back to the first schema, as 0.1 wrote it
+        connection.execute("DROP TABLE leases")
+        connection.execute("PRAGMA user_version = 1")
+    connection.close()
+    before = digest(path)
+    reader = SQLiteStore(path)
+    assert len(Results.load(reader, run).observations) == 20
+    reader.close()
+    assert digest(path) == before
+    writer = SQLiteStore(path)
+    Runner(store=writer).run(experiment([planted(), planted("second")]))
+    assert writer.schema_version == SCHEMA_VERSION
+    writer.close()
+
+
+def test_read_only_stores_read_and_refuse_writes(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    run = stored_run(path)
+    before = digest(path)
+    store = SQLiteStore(path, read_only=True)
+    assert store.read_only
+    assert [e.id for e in store.experiments()] == [run]
+    assert len(Results.load(store, run).observations) == 20
+    with pytest.raises(StoreError, match="open read-only"):
+        Runner(store=store).run(experiment([planted()]))
+    store.close()
+    assert digest(path) == before
+    with pytest.raises(StoreError, match="no such store file"):
+        SQLiteStore(tmp_path / "missing.db", read_only=True)
+
+
+def _can_mount_read_only() -> bool:
+    if sys.platform != "linux" or shutil.which("unshare") is None:
+        return False
+    probe = subprocess.run(
+        ["unshare", "--mount", "--map-root-user", "true"], capture_output=True, check=False
+    )
+    return probe.returncode == 0
+
+
+def test_a_store_on_a_read_only_file_system_opens_read_only(tmp_path: Path) -> None:
+    if not _can_mount_read_only():
+        pytest.skip("needs unshare with user and mount namespaces to mount a folder read-only")
+    folder = tmp_path / "mounted"
+    folder.mkdir()
+    run = stored_run(folder / "runs.db")
+    script = (
+        f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && "
+        f"exec {sys.executable} {PROBE} {folder / 'runs.db'}"
+    )
+    done = subprocess.run(
+        ["unshare", "--mount", "--map-root-user", "sh", "-c", script],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "read_only True"
+    assert lines[1] == f"experiment {run} 20"
+    assert lines[2].startswith("write refused:")
+    assert "open read-only" in lines[2]
+
+
+def damage(path: Path) -> None:
+    """Overwrite most pages after the first with garbage, as a failing disk might."""
+    data = bytearray(path.read_bytes())
+    page = 4096
+    for start in range(page, len(data), page * 2):
+        data[start + 100 : start + 1000] = b"\xff" * 900
+    path.write_bytes(bytes(data))
+
+
+def test_a_damaged_store_is_one_clear_error_naming_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    run = stored_run(path)
+    damage(path)
+    for read in (lambda: SQLiteStore(path).check(), lambda: Results.load(SQLiteStore(path), run)):
+        with pytest.raises(StoreError) as raised:
+            read()
+        assert str(path) in str(raised.value)
+
+
+def test_an_unreadable_record_is_a_store_error(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    run = stored_run(path)
+    with sqlite3.connect(path) as connection:
+        connection.execute("UPDATE observations SET record = '{\"broken' WHERE rowid = 3")
+    connection.close()
+    store = SQLiteStore(path)
+    with pytest.raises(StoreError, match="holds a record that cannot be read") as raised:
+        Results.load(store, run)
+    assert str(path) in str(raised.value)
+    store.close()
+
+
+# -- leases ------------------------------------------------------------------------------------
+def test_leases_keep_a_second_holder_out_until_they_end(any_store: Store) -> None:
+    assert isinstance(any_store, Leasing)
+    assert any_store.claim(["a", "b"], "first", 60) == {"a", "b"}
+    assert any_store.claim(["a", "b", "c"], "second", 60) == {"c"}
+    assert any_store.claim(["a"], "first", 60) == {"a"}  # a holder renews its own
+    any_store.release("first")
+    assert any_store.claim(["a", "b"], "second", 60) == {"a", "b"}
+    assert any_store.claim(["d"], "first", 0.01) == {"d"}
+    time.sleep(0.05)
+    assert any_store.claim(["d"], "second", 60) == {"d"}  # expired
+
+
+def test_a_stored_observation_ends_its_lease_and_is_never_claimed(any_store: Store) -> None:
+    assert isinstance(any_store, Leasing)
+    assert any_store.claim(["o1", "o2"], "first", 60) == {"o1", "o2"}
+    any_store.save_observations([observation("o1"), observation("o2", "failed")])
+    assert any_store.claim(["o1", "o2"], "second", 60) == {"o2"}  # ok is done; failed is free
+
+
+def test_a_lease_of_a_dead_process_is_void(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "runs.db")
+    child = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                           capture_output=True, text=True, check=True)  # fmt: skip
+    dead = int(child.stdout)
+    store._connection.execute(
+        "INSERT INTO leases VALUES ('o1', 'gone', ?, ?)", (dead, time.time() + 3600)
+    )
+    store._connection.execute(
+        "INSERT INTO leases VALUES ('o2', 'alive', ?, ?)", (os.getppid(), time.time() + 3600)
+    )
+    assert store.claim(["o1", "o2"], "mine", 60) == {"o1"}
+    store.close()
+
+
+def test_two_runners_on_one_store_pay_once_for_each_observation(tmp_path: Path) -> None:
+    import asyncio
+
+    from modelscape.execution.callable import CallableTarget
+    from modelscape.execution.target import TargetOutput, TargetRequest
+
+    calls: list[int] = []
+    rule = planted("shared")
+
+    async def slow(request: TargetRequest) -> TargetOutput:
+        calls.append(request.seed)
+        await asyncio.sleep(0.02)
+        return await rule(request)
+
+    store = MemoryStore()
+    run = experiment([CallableTarget(slow, name="shared")], repetitions=4)
+
+    async def both() -> list[Results]:
+        return list(
+            await asyncio.gather(Runner(store=store).arun(run), Runner(store=store).arun(run))
+        )
+
+    first, second = asyncio.run(both())
+    assert sorted(calls) == sorted(p.seed for p in run.plan())  # each asked exactly once
+    for results in (first, second):
+        assert len(results.observations) == run.calls()
+        assert not results.failed
