@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 import shutil
 import socket
+import sys
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -21,6 +21,7 @@ from modelscape.cli import main
 from modelscape.cli.review import spreadsheet_safe
 from modelscape.report import Report
 from tests.site.sitetools import CONTENT, RUN
+from tests.support.readonly import can_mount_read_only, run_with_read_only
 
 HOSTILE_NAME = 'x" injected="1\'><!-- & </testsuite>\x01\x1b\x0b'
 
@@ -102,12 +103,19 @@ def test_report_checks_its_output_before_the_analysis(
     _one_line_error(result, f"-o {missing}: the folder", "does not exist")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes anywhere")
 def test_report_into_a_read_only_folder_is_one_line(run_folder: Path, tmp_path: Path) -> None:
+    if not can_mount_read_only():
+        pytest.skip("needs unshare with user and mount namespaces to mount a folder read-only")
     locked = tmp_path / "locked"
-    locked.mkdir(mode=0o500)
-    result = _run("report", "--store", str(run_folder / "store.db"), "-o", str(locked / "r.json"))
-    _one_line_error(result, "not writable")
+    locked.mkdir()
+    command = [sys.executable, "-c", "from modelscape.cli import main; main()", "report", "--store",
+               str(run_folder / "store.db"), "-o", str(locked / "r.json")]  # fmt: skip
+    done = run_with_read_only(locked, command)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith("error: "), done.stderr
+    assert done.stderr.count("\n") == 1, done.stderr
+    assert "not writable" in done.stderr
+    assert list(locked.iterdir()) == []
 
 
 def test_page_into_a_missing_folder_is_one_line(run_folder: Path, tmp_path: Path) -> None:

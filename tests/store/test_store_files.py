@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -21,6 +20,7 @@ from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore, Store
 from modelscape.store.migrations import SCHEMA_VERSION
 from modelscape.store.protocol import Leasing
+from tests.support.readonly import can_mount_read_only, run_with_read_only
 
 PROBE = Path(__file__).parent / "readonly_probe.py"
 
@@ -101,32 +101,13 @@ def test_read_only_stores_read_and_refuse_writes(tmp_path: Path) -> None:
         SQLiteStore(tmp_path / "missing.db", read_only=True)
 
 
-def _can_mount_read_only() -> bool:
-    if sys.platform != "linux" or shutil.which("unshare") is None:
-        return False
-    probe = subprocess.run(
-        ["unshare", "--mount", "--map-root-user", "true"], capture_output=True, check=False
-    )
-    return probe.returncode == 0
-
-
 def test_a_store_on_a_read_only_file_system_opens_read_only(tmp_path: Path) -> None:
-    if not _can_mount_read_only():
+    if not can_mount_read_only():
         pytest.skip("needs unshare with user and mount namespaces to mount a folder read-only")
     folder = tmp_path / "mounted"
     folder.mkdir()
     run = stored_run(folder / "runs.db")
-    script = (
-        f"mount --bind {folder} {folder} && mount -o remount,bind,ro {folder} && "
-        f"exec {sys.executable} {PROBE} {folder / 'runs.db'}"
-    )
-    done = subprocess.run(
-        ["unshare", "--mount", "--map-root-user", "sh", "-c", script],
-        capture_output=True,
-        text=True,
-        check=False,
-        timeout=120,
-    )
+    done = run_with_read_only(folder, [sys.executable, str(PROBE), str(folder / "runs.db")])
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "read_only True"
