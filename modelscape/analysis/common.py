@@ -295,7 +295,7 @@ def _summarize(
                 per_case,
                 resamples=inference.resamples,
                 confidence=inference.confidence,
-                method=inference.interval,
+                method=inference.mean_interval,
                 rng=random_stream(inference, key, "bootstrap"),
                 where=f"metric {metric!r}",
             )

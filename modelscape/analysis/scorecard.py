@@ -100,7 +100,7 @@ def _case_mean(
                 per_case,
                 resamples=inference.resamples,
                 confidence=inference.confidence,
-                method=inference.interval,
+                method=inference.mean_interval,
                 rng=random_stream(inference, f"{target}|{metric}|{','.join(cases)}", "bootstrap"),
                 where=f"accuracy of {target!r}",
             )

@@ -114,7 +114,7 @@ def threshold(
                 offsets,
                 resamples=inference.resamples,
                 confidence=inference.confidence,
-                method=inference.interval,
+                method=inference.mean_interval,
                 rng=random_stream(inference, f"{target}|threshold|{axis}", "bootstrap"),
                 where=f"threshold of {axis!r}",
             )

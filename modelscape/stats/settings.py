@@ -29,8 +29,18 @@ class Inference(FrozenModel):
     confidence: float = Field(default=0.95, gt=0.0, lt=1.0)
     #: Root of every random stream; non-negative because numpy's SeedSequence needs it so.
     seed: int = Field(default=0, ge=0)
-    #: ``"bca"`` (bias-corrected and accelerated, Efron 1987) or ``"percentile"``.
-    interval: Literal["bca", "percentile"] = "bca"
+    #: How intervals are made. ``"smoothed"`` (the default) redraws each case's outputs from a
+    #: smoothed model of them for an excess change (see :mod:`modelscape.stats.smoothed`;
+    #: simulated coverage in docs/design/007-honest-numbers.md) and uses BCa for every other
+    #: mean (accuracy, thresholds, rank correlations). ``"bca"`` (bias-corrected and
+    #: accelerated, Efron 1987) and ``"percentile"`` resample cases alone, for every interval:
+    #: ``"bca"`` reproduces reports made before the smoothed interval existed.
+    interval: Literal["smoothed", "bca", "percentile"] = "smoothed"
+
+    @property
+    def mean_interval(self) -> Literal["bca", "percentile"]:
+        """The case-bootstrap method for a plain mean over cases (not an excess change)."""
+        return "percentile" if self.interval == "percentile" else "bca"
 
 
 class BoundaryCriterion(FrozenModel):
