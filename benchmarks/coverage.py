@@ -35,7 +35,7 @@ for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 import argparse  # noqa: E402
 import time  # noqa: E402
 import warnings  # noqa: E402
-from dataclasses import dataclass  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
 
 import numpy as np  # noqa: E402
 
@@ -58,13 +58,10 @@ WIDTH = 1.75
 class Cell:
     """Coverage counts and summed widths of the methods in one setting."""
 
-    trials: int = 0
-    covered: dict[str, int] | None = None
-    width: dict[str, float] | None = None
+    covered: dict[str, int] = field(default_factory=dict)
+    width: dict[str, float] = field(default_factory=dict)
 
     def add(self, method: str, low: float, high: float, truth: float) -> None:
-        if self.covered is None or self.width is None:
-            self.covered, self.width = {}, {}
         tolerance = 1e-12
         hit = low - tolerance <= truth <= high + tolerance
         self.covered[method] = self.covered.get(method, 0) + int(hit)
@@ -183,7 +180,6 @@ def coverage_table(arguments: argparse.Namespace) -> None:
                 )
                 for t in range(arguments.trials):
                     cell.add("posterior", low[t], high[t], truth[t])
-                assert cell.covered is not None and cell.width is not None
                 base = cell.width["bca"] / arguments.trials
                 parts = []
                 for method in methods:

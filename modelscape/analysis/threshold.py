@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from modelscape._identity import AxisValue
-from modelscape.analysis.common import memo, quiet_degenerate, same
+from modelscape.analysis.common import memo, quiet_caveats, same
 from modelscape.analysis.records import Threshold, ThresholdCase
 from modelscape.answers import Answer
 from modelscape.results.results import Results
@@ -109,7 +109,7 @@ def threshold(
     low: float | None = None
     high: float | None = None
     if offsets and len(offsets) > 1 and inference.resamples > 0:
-        with quiet_degenerate():
+        with quiet_caveats():
             interval = bootstrap_mean(
                 offsets,
                 resamples=inference.resamples,

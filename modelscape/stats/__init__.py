@@ -17,8 +17,9 @@ Building blocks, for other statistics over cases:
 
 - :func:`excess_per_case`, :func:`excess_per_cases`, :func:`excess_kernel`: the statistic;
 - :func:`permutation_test`: its one-sided permutation p-value (exact when enumerable);
-- :func:`bootstrap_distribution`, :func:`bootstrap_interval`, :func:`bootstrap_mean`: case
-  bootstrap with BCa or percentile intervals, from any distribution and jackknife;
+- :func:`bootstrap_distribution`, :func:`bootstrap_interval`, :func:`bootstrap_mean`,
+  :func:`cluster_mean`: case bootstrap with BCa or percentile intervals, from any
+  distribution and jackknife, of case means or of means over units clustered by case;
 - :func:`smoothed_interval`: the default interval of an excess change, which redraws each
   case's outputs from a smoothed model of them (the case bootstrap alone under-covers);
 - :func:`random_stream`: the reproducible random generator of a named quantity.
@@ -31,6 +32,7 @@ from modelscape.stats.bootstrap import (
     bootstrap_distribution,
     bootstrap_interval,
     bootstrap_mean,
+    cluster_mean,
 )
 from modelscape.stats.compare import Case, Comparison, compare, compare_many, random_stream
 from modelscape.stats.diagnostics import (
@@ -60,6 +62,7 @@ __all__ = [
     "bootstrap_interval",
     "bootstrap_mean",
     "check_permutations",
+    "cluster_mean",
     "compare",
     "compare_many",
     "excess_kernel",

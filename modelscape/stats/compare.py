@@ -35,8 +35,9 @@ class Comparison:
 
     ``excess`` is the mean of the per-case excess changes (equal weight per case, never
     clipped at zero); ``low`` and ``high`` bound it (None when ``Inference.resamples`` is 0),
-    by the smoothed interval or a case bootstrap as ``Inference.interval`` says; ``p_value`` is the one-sided permutation p-value (None when
-    ``Inference.permutations`` is 0), exact when every joint labeling was enumerated.
+    by the smoothed interval or a case bootstrap as ``Inference.interval`` says; ``p_value``
+    is the one-sided permutation p-value (None when ``Inference.permutations`` is 0), exact
+    when every joint labeling was enumerated.
     """
 
     #: The stable name of the transition; it also seeds its random streams.

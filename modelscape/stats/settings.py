@@ -59,11 +59,12 @@ class BoundaryCriterion(FrozenModel):
     #: Smallest excess change worth reporting, on the squared scale.
     min_excess: float = Field(default=0.0, ge=0.0, allow_inf_nan=False)
 
-    def selects(self, adjusted_p: float | None, excess: float) -> bool:
+    def selects(self, adjusted_p: float | None, excess: float | None) -> bool:
         """Whether a transition with this Holm-adjusted p-value and excess is a boundary.
 
-        An untested transition (``adjusted_p`` is None) is never selected.
+        An untested transition (``adjusted_p`` is None) or one whose excess could not be
+        computed (None) is never selected.
         """
-        if adjusted_p is None:
+        if adjusted_p is None or excess is None:
             return False
         return adjusted_p <= self.alpha and excess > self.min_excess

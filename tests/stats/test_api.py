@@ -21,6 +21,7 @@ def test_exported_names() -> None:
         "bootstrap_interval",
         "bootstrap_mean",
         "check_permutations",
+        "cluster_mean",
         "compare",
         "compare_many",
         "excess_kernel",

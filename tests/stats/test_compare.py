@@ -184,7 +184,8 @@ def test_single_case_interval_comes_from_its_outputs_with_a_caveat() -> None:
     with pytest.warns(FewCasesWarning, match="'one': an interval from 1 case"):
         result = compare([case], inference=FAST, key="one")
     assert result.excess == pytest.approx(1.0)
-    assert result.low is not None and result.high is not None
+    assert result.low is not None
+    assert result.high is not None
     assert result.low < 0.5 < result.high == pytest.approx(1.0)
     assert result.warnings == (
         "transition 'one': an interval from 1 case; its coverage was checked by simulation "
