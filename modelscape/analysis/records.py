@@ -311,6 +311,8 @@ class Scorecard(FrozenModel):
     missed_change: float | None = None
     axes: tuple[AxisScore, ...] = ()
     undefined: dict[str, str] = Field(default_factory=dict)
+    #: Caveats of its intervals: too few cases for their coverage to be known.
+    warnings: tuple[str, ...] = ()
     measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
     accuracy_ids: tuple[str, ...] = Field(default=(), repr=False)
     baseline_accuracy_ids: tuple[str, ...] = Field(default=(), repr=False)

@@ -33,6 +33,7 @@ from modelscape.answers import Answer
 from modelscape.errors import AnalysisError
 from modelscape.results.results import Results
 from modelscape.stats import BoundaryCriterion, Inference, bootstrap_mean, random_stream
+from modelscape.stats.smoothed import CASES_FOR_COVERAGE
 from modelscape.task.design import axis_roles as design_roles
 
 __all__ = ["axis_roles", "scorecard"]
@@ -80,7 +81,8 @@ def _group_cases(results: Results, group: str, cases: Sequence[str] | None) -> t
 def _case_mean(
     results: Results, metric: str, target: str, cases: Sequence[str], inference: Inference
 ) -> tuple[float | None, float | None, float | None, int, tuple[str, ...]]:
-    """A metric's mean over every successful output, cases weighted equally, with an interval.
+    """A metric's mean over every successful output, cases weighted equally, with an interval,
+    and how many cases it rests on.
 
     Each case's outputs are read cell by cell in the design's order of coordinates.
     """
@@ -112,7 +114,7 @@ def _case_mean(
                 where=f"accuracy of {target!r}",
             )
         low, high = interval.low, interval.high
-    return mean, low, high, count, tuple(ids)
+    return mean, low, high, len(per_case), tuple(ids)
 
 
 def _answered(
@@ -161,7 +163,7 @@ def scorecard(
     if metric not in {m.name for m in results.experiment.point_metrics}:
         known = [m.name for m in results.experiment.point_metrics]
         raise AnalysisError(f"no point metric {metric!r}; metrics: {known}")
-    accuracy, low, high, _, accuracy_ids = _case_mean(results, metric, name, chosen, inference)
+    accuracy, low, high, scored, accuracy_ids = _case_mean(results, metric, name, chosen, inference)
     shared = memo(results)
     wanted = set(chosen)
     outputs = [o for o in results.observations if o.target == name and o.case in wanted]
@@ -268,6 +270,13 @@ def scorecard(
         reason = joined(reasons)
         if reason is not None:
             undefined[quantity] = reason
+    caveats = [t for axis in axes for shift in axis.shifts for t in shift.warnings]
+    if low is not None and scored < CASES_FOR_COVERAGE:
+        caveats.insert(
+            0,
+            f"intervals from {scored} cases are rough: their coverage was checked by simulation "
+            f"from {CASES_FOR_COVERAGE} cases up",
+        )
     all_ids = tuple(
         dict.fromkeys([*accuracy_ids, *answered_ids, *overall.spurious_ids, *overall.missed_ids])
     )
@@ -292,6 +301,7 @@ def scorecard(
         missed_change=missed,
         axes=tuple(axes),
         undefined=undefined,
+        warnings=tuple(dict.fromkeys(caveats)),
         measurement_ids=all_ids,
         accuracy_ids=accuracy_ids,
         baseline_accuracy_ids=at_baseline.measurement_ids,

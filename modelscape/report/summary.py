@@ -1,8 +1,9 @@
 """The report as the command line prints it: compact, aligned, readable in a CI log.
 
 A number that could not be computed shows as ``n/a [k]``, with note k below the tables giving
-the reason (the row says whose number it is); an interval with a caveat (too few cases for its coverage to be known) is marked
-the same way. A negative excess gets a note that says what it means.
+the reason (the row says whose number it is); an interval with a caveat (too few cases for its
+coverage to be known) is marked the same way. A negative excess gets a note that says what it
+means.
 """
 
 from __future__ import annotations
@@ -95,16 +96,14 @@ def _scorecards(report: Report, notes: Notes) -> list[str]:
         if undefined_shifts:
             reason = card.undefined.get("invariant_shifts") or card.undefined["shifts"]
             shift_text = f"n/a {notes.mark(reason)}"
+        accuracy = interval(card.accuracy, card.accuracy_low, card.accuracy_high)
+        for warning in card.warnings:
+            accuracy += f" {notes.mark(warning)}"
         rows.append(
             [
                 card.target,
                 card.group,
-                _cell(
-                    card,
-                    "accuracy",
-                    interval(card.accuracy, card.accuracy_low, card.accuracy_high),
-                    notes,
-                ),
+                _cell(card, "accuracy", accuracy, notes),
                 _cell(
                     card,
                     "baseline_accuracy",

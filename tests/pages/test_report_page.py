@@ -152,3 +152,45 @@ def test_hostile_text_is_escaped_everywhere(hostile_run: Run) -> None:
 
 def test_results_type_is_accepted(run: Run) -> None:
     assert isinstance(ReportPage(run.report, run.results).results, Results)
+
+
+def test_undefined_numbers_show_n_a_with_their_reason(failing_run: Run) -> None:
+    page = ReportPage(failing_run.report, failing_run.results).html()
+    document = parse(page)
+    text = document.text
+    assert "n/a (answered 0%: too few read answers (needs 70%))" in text
+    assert "n/a (no successful output (360 of 360 calls failed))" in text
+    assert "ConnectionError: connection refused: 127.0.0.1:9" in text
+    assert "360 (every call)" in text
+    # The dead target's steps could not be computed: n/a with the reason, a gap in the chart.
+    assert "n/a (no case has two successful outputs on both sides (0 at none and 0 at" in text
+    figures = document.data("ms-figures")
+    dead = next(
+        trace
+        for figure in figures
+        if figure["id"].startswith("chart-profile")
+        for trace in figure["figure"]["data"]
+        if trace["name"] == "dead"
+    )
+    assert all(y is None for y in dead["y"][1:])
+    assert any("not computed, no case has two" in hover for hover in dead["text"])
+    # No number of the dead or mute target opens outputs that are not there.
+    assert "data-label=\"dead · all: accuracy\"" not in page
+
+
+def test_a_negative_excess_is_explained_where_it_appears(run: Run) -> None:
+    page = ReportPage(run.report, run.results).html()
+    negative = any(
+        value is not None and value < 0
+        for card in run.report.scorecards
+        for value in (card.spurious_change, *(a.spurious_change for a in card.axes))
+    ) or any(
+        t.excess is not None and t.excess < 0
+        for p in run.report.profiles
+        for t in (*p.baseline, *p.local)
+    )
+    assert negative  # the steady target's noise leaves some excesses below zero
+    assert 'id="negative-note"' in page
+    assert "an unbiased estimate of no change that fell below zero by chance" in page
+    calm = run.report.model_copy(update={"scorecards": (), "profiles": (), "divergences": ()})
+    assert 'id="negative-note"' not in ReportPage(calm).html()
