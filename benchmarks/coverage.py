@@ -73,14 +73,18 @@ def simulate(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Answers (trials, cases, 2R) and each trial's true mean excess."""
     before = rng.choice(LEVELS, size=(trials, cases))
-    moved = rng.random((trials, cases)) < shifted if 0 < shifted < 1 else np.full(
-        (trials, cases), shifted == 1.0
+    moved = (
+        rng.random((trials, cases)) < shifted
+        if 0 < shifted < 1
+        else np.full((trials, cases), shifted == 1.0)
     )
     after = before + SHIFT * moved
     a = rng.random((trials, cases, repetitions)) < before[..., None]
     b = rng.random((trials, cases, repetitions)) < after[..., None]
-    truth = ((after - before) ** 2).mean(axis=1) if shifted != 0.5 else np.full(
-        trials, SHIFT**2 * shifted
+    truth = (
+        ((after - before) ** 2).mean(axis=1)
+        if shifted != 0.5
+        else np.full(trials, SHIFT**2 * shifted)
     )
     return np.concatenate([a, b], axis=2).astype(np.int8), truth
 

@@ -175,7 +175,7 @@ def test_undefined_numbers_show_n_a_with_their_reason(failing_run: Run) -> None:
     assert all(y is None for y in dead["y"][1:])
     assert any("not computed, no case has two" in hover for hover in dead["text"])
     # No number of the dead or mute target opens outputs that are not there.
-    assert "data-label=\"dead · all: accuracy\"" not in page
+    assert 'data-label="dead · all: accuracy"' not in page
 
 
 def test_a_negative_excess_is_explained_where_it_appears(run: Run) -> None:

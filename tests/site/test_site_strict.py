@@ -97,9 +97,7 @@ def test_a_run_whose_report_and_store_disagree_is_skipped(content: Path, tmp_pat
     result = build_site(content, tmp_path / "site")
     skipped = [w for w in result.warnings if "skipped: its report and store disagree" in w]
     assert len(skipped) == 2
-    assert any(
-        "run 'stray' skipped" in w and "the store holds no experiment" in w for w in skipped
-    )
+    assert any("run 'stray' skipped" in w and "the store holds no experiment" in w for w in skipped)
     assert any(
         "run 'thinned' skipped" in w
         and "1 of the" in w
