@@ -31,10 +31,10 @@ def _is_report(source: str) -> bool:
 def page(source: str, store_path: Path | None, output: Path | None) -> None:
     """Write a scenario or a report as one HTML file that works offline.
 
-    SPEC (a YAML file or the name of a shipped spec) gives a page to review the scenario before
-    it runs: every axis, and every variant's prompt with its changes marked. REPORT (a report
-    JSON file from `modelscape report -o`) gives the report's page; with --store, every number
-    on it opens the outputs it was computed from.
+    SPEC (a YAML file, the name of a shipped spec, or python:module:NAME naming a Scenario)
+    gives a page to review the scenario before it runs: every axis, and every variant's prompt
+    with its changes marked. REPORT (a report JSON file from `modelscape report -o`) gives the
+    report's page; with --store, every number on it opens the outputs it was computed from.
     """
     from modelscape.errors import ModelscapeError
     from modelscape.pages import ReportPage, ScenarioPage
@@ -50,7 +50,8 @@ def page(source: str, store_path: Path | None, output: Path | None) -> None:
         from modelscape.cli.review import scenario_of
 
         rendered = ScenarioPage(scenario_of(source))
-    target = output or Path(Path(source).stem + ".html")
+    name = source.rsplit(":", 1)[-1] if source.startswith("python:") else Path(source).stem
+    target = output or Path(name + ".html")
     rendered.save(target)
     size = target.stat().st_size
     click.echo(f"wrote {target} ({size / 1024:.0f} KiB)")

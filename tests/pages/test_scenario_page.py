@@ -89,3 +89,19 @@ def test_system_prompt_shared_by_every_variant_is_shown_once() -> None:
     system = next(scenario.variants()).prompt.system
     assert system is not None
     assert page.count("You check facts.") == 1
+
+
+def test_each_variant_shows_what_its_steps_also_moved() -> None:
+    # fair-lending swaps a name's gender and region: the name itself moves with each swap.
+    scenario = load_spec("fair-lending").scenario()
+    page = ScenarioPage(scenario).html()
+    space = scenario.task_space
+    case = next(iter(space.cases))
+    variant = space.variant(case, {"name.gender": "male"})
+    (step,) = variant.steps
+    (change,) = step.also
+    assert change.attribute == "name"
+    shown = f"Also moved by its steps: name: {change.before} → {change.after}"
+    assert shown in parse(page).text
+    baseline = space.variant(case)
+    assert baseline.steps == ()
