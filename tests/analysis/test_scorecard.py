@@ -8,9 +8,9 @@ import pytest
 from modelscape.errors import AnalysisError
 from modelscape.results.results import Results
 from modelscape.scenario import Scenario
-from modelscape.stats import bootstrap_mean, random_stream
+from modelscape.stats import Inference, bootstrap_mean, random_stream
 from tests.analysis import direct
-from tests.analysis.conftest import FAST, ITEMS
+from tests.analysis.conftest import FAST, ITEMS, run, scenario
 
 
 def test_accuracy_weights_cases_equally_with_a_case_bootstrap(results: Results) -> None:
@@ -177,3 +177,96 @@ def test_a_grid_over_some_axes_scores_the_varied_ones(grid: Results) -> None:
     assert [a.axis for a in card.axes] == ["level", "mode"]
     ranking = grid.sensitivity("answer_change", target="swayed", inference=FAST)
     assert {s.axis for s in ranking} == {"level", "mode"}
+
+
+def test_without_resamples_every_bound_is_none(results: Results, space: Scenario) -> None:
+    untested = Inference(resamples=0, permutations=FAST.permutations)
+    card = results.scorecard(
+        "correct", "answer_change", target="late", answer=space.answer, inference=untested
+    )
+    full = results.scorecard(
+        "correct", "answer_change", target="late", answer=space.answer, inference=FAST
+    )
+    assert (card.accuracy_low, card.accuracy_high) == (None, None)
+    assert (card.baseline_accuracy_low, card.baseline_accuracy_high) == (None, None)
+    assert (card.spurious_low, card.spurious_high) == (None, None)
+    assert (card.accuracy, card.spurious_change, card.missed_change) == (
+        full.accuracy,
+        full.spurious_change,
+        full.missed_change,
+    )
+    for axis in card.axes:
+        assert (axis.spurious_low, axis.spurious_high) == (None, None)
+        assert all((p.low, p.high) == (None, None) for p in axis.accuracy)
+        assert all((s.low, s.high) == (None, None) for s in axis.shifts)
+    level = {a.axis: a for a in card.axes}["level"]
+    assert level.threshold is not None
+    assert (level.threshold.low, level.threshold.high) == (None, None)
+    assert card.undefined == {"answered": "no answered metric given"}
+
+
+def test_a_single_case_gives_numbers_without_bounds_and_says_what_is_undefined(
+    results: Results, space: Scenario
+) -> None:
+    card = results.scorecard(
+        "correct",
+        "answer_change",
+        target="late",
+        answered="answered",
+        answer=space.answer,
+        cases=["cog"],
+        inference=FAST,
+    )
+    assert card.cases == 1
+    assert card.accuracy == pytest.approx(8 / 9)
+    assert (card.accuracy_low, card.accuracy_high) == (None, None)
+    assert card.baseline_accuracy == 1.0
+    assert (card.baseline_accuracy_low, card.baseline_accuracy_high) == (None, None)
+    reason = (
+        "only 1 case with two read answers on both sides of a step that keeps the correct "
+        "answer (needs 4)"
+    )
+    assert card.spurious_change is None
+    assert card.undefined["spurious_change"] == reason
+    assert card.undefined["missed_change"] == (
+        "only 1 case with two read answers on both sides of a step that changes the correct "
+        "answer (needs 4)"
+    )
+    assert card.undefined["shifts"].startswith("only 1 case with two read answers")
+    level = {a.axis: a for a in card.axes}["level"]
+    assert level.threshold is None
+    assert level.undefined["threshold"] == card.undefined["missed_change"]
+
+
+def test_per_axis_missed_change_is_zero_when_nothing_was_missed() -> None:
+    exact = run(scenario(), "exact")
+    card = exact.scorecard("correct", "answer_change", answered="answered", inference=FAST)
+    axes = {a.axis: a for a in card.axes}
+    assert axes["level"].missed_change == 0.0
+    assert card.missed_change == 0.0
+    assert card.spurious_change == 0.0
+    assert axes["mode"].missed_change is None
+    assert axes["mode"].undefined["missed_change"] == "no step changes the correct answer"
+    assert card.accuracy == card.baseline_accuracy == 1.0
+    assert card.undefined == {}
+    assert card.invariant_shifts == 0
+
+
+def test_baseline_accuracy_is_the_mean_at_the_baseline_alone(results: Results) -> None:
+    card = results.scorecard("correct", "answer_change", target="swayed", inference=FAST)
+    home = results.coordinate()
+    means = []
+    for case in ITEMS:
+        values = [
+            results.point("correct", o.id).value  # type: ignore[union-attr]
+            for o in results.cell("swayed", case, home)
+        ]
+        means.append(np.mean(values))
+    assert card.baseline_accuracy == pytest.approx(np.mean(means), abs=1e-12)
+    traced = results.trace(card.baseline_accuracy_ids).observations
+    assert {o.coordinate["tone"] for o in traced} == {"plain"}
+    assert len(traced) == len(ITEMS) * 4
+    # Swayed is wrong whenever the tone is curt: accuracy over every coordinate is lower.
+    assert card.accuracy is not None
+    assert card.baseline_accuracy is not None
+    assert card.accuracy < card.baseline_accuracy
