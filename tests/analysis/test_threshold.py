@@ -64,12 +64,8 @@ LEVELS = [1.0, 2.0, 3.0, 4.0]
 def test_a_clean_step_is_read_between_its_two_levels() -> None:
     assert crossing(LEVELS, [0.0, 0.0, 1.0, 1.0], [4, 4, 4, 4]) == (2.5, 2.0, 3.0)
     # Shares part of the way: linear between the bracketing fitted values.
-    assert crossing(LEVELS, [0.0, 0.25, 0.75, 1.0], [4, 4, 4, 4]) == pytest.approx(
-        (2.5, 2.0, 3.0)
-    )
-    assert crossing(LEVELS, [0.0, 0.4, 0.6, 1.0], [4, 4, 4, 4]) == pytest.approx(
-        (2.5, 2.0, 3.0)
-    )
+    assert crossing(LEVELS, [0.0, 0.25, 0.75, 1.0], [4, 4, 4, 4]) == pytest.approx((2.5, 2.0, 3.0))
+    assert crossing(LEVELS, [0.0, 0.4, 0.6, 1.0], [4, 4, 4, 4]) == pytest.approx((2.5, 2.0, 3.0))
 
 
 def test_a_share_of_exactly_one_half_is_read_on_its_level() -> None:
