@@ -12,6 +12,7 @@ from modelscape.errors import AnalysisError
 from modelscape.stats import (
     DegenerateIntervalWarning,
     FewCasesWarning,
+    bootstrap_interval,
     bootstrap_mean,
     cluster_mean,
     smoothed_interval,
@@ -265,3 +266,17 @@ def test_the_same_stream_gives_the_same_interval() -> None:
     )
     assert wider.low <= first.low <= first.high <= wider.high
     assert math.isfinite(first.low)
+
+
+def test_cluster_mean_with_two_clusters_uses_the_jackknife_for_bca() -> None:
+    values = np.array([0.1, 0.4, 0.3, -0.2, 0.0])
+    clusters = np.array([0, 0, 0, 1, 1])
+    interval = cluster_mean(
+        values, clusters, resamples=400, confidence=0.9, rng=np.random.default_rng(6)
+    )
+    # Leave-one-cluster-out means: cluster 1 alone, then cluster 0 alone.
+    jackknife = np.array([-0.1, 0.8 / 3])
+    expected = bootstrap_interval(
+        float(values.mean()), interval.distribution, jackknife, confidence=0.9, method="bca"
+    )
+    assert (interval.low, interval.high) == (expected.low, expected.high)
