@@ -76,6 +76,7 @@ def divergence(
             p_value=t.p_value,
             adjusted_p=t.adjusted_p,
             insufficient=t.insufficient,
+            warnings=t.warnings,
             measurement_ids=t.measurement_ids,
         )
         for t in tested

@@ -341,6 +341,8 @@ class Contrast(FrozenModel):
     p_value: float | None = None
     adjusted_p: float | None = None
     insufficient: str | None = None
+    #: The caveats of its interval (see :attr:`Transition.warnings`).
+    warnings: tuple[str, ...] = ()
     measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
 
 

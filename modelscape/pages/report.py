@@ -158,7 +158,9 @@ class ReportPage(Page):
                             c.measurement_ids,
                             f"{d.second} against {d.first} at {_coordinate(c.coordinate)}: "
                             "excess answer change",
-                        ).undefined(c.insufficient),
+                        )
+                        .undefined(c.insufficient)
+                        .warned(c.warnings),
                         "p": _p(c.adjusted_p),
                         "candidate": c in d.candidates,
                     }

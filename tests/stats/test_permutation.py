@@ -220,3 +220,21 @@ def test_eight_and_eight_exact_p_equals_scipy() -> None:
     assert result.permutations == 12_870
     assert result.p_value == pytest.approx(reference.pvalue, rel=1e-12)
     assert 0.001 < result.p_value < 0.5  # a p-value in the range where mistakes show
+
+
+def test_monte_carlo_beyond_one_block_of_draws_counts_every_block_once() -> None:
+    # 40,000 permutations are drawn in two blocks (32,768 and 7,232); 20^4 joint labelings of
+    # four 3 + 3 cases are too many for the budget, so the p-value is Monte Carlo.
+    rng = np.random.default_rng(13)
+    cases = [(matrix(rng.normal(size=3), rng.normal(0.7, size=3)), 3) for _ in range(4)]
+    exact = permutation_test(cases, permutations=200_000, rng=0)
+    estimate = permutation_test(cases, permutations=40_000, rng=1)
+    assert exact.exact
+    assert not estimate.exact
+    assert estimate.permutations == 40_000
+    assert exact.p_value is not None
+    assert estimate.p_value is not None
+    hits = estimate.p_value * 40_001 - 1
+    assert hits == pytest.approx(round(hits), abs=1e-6)  # on the Phipson-Smyth grid
+    error = math.sqrt(exact.p_value * (1 - exact.p_value) / 40_000)
+    assert abs(estimate.p_value - exact.p_value) <= 4 * error + 1 / 40_000
