@@ -20,9 +20,9 @@ __all__ = ["NEGATIVE", "Notes", "interval", "number", "summarize"]
 
 #: What a negative excess change means, wherever one is shown.
 NEGATIVE = (
-    "a negative excess: answers differed less across the step than between repetitions. "
-    "It is an unbiased estimate of no change that fell below zero by chance; its interval "
-    "says how far from zero the change may be"
+    "answers differed less across the step than between repetitions: an unbiased estimate of "
+    "no change that fell below zero by chance; its interval says how far from zero the change "
+    "may be"
 )
 
 
@@ -90,7 +90,7 @@ def _scorecards(report: Report, notes: Notes) -> list[str]:
         shifts = sum(len(a.shifts) for a in card.axes)
         spurious = interval(card.spurious_change, card.spurious_low, card.spurious_high, 3)
         if card.spurious_change is not None and card.spurious_change < 0:
-            spurious += f" {notes.mark(NEGATIVE)}"
+            spurious += f" {notes.mark('negative excess: ' + NEGATIVE)}"
         undefined_shifts = "shifts" in card.undefined or "invariant_shifts" in card.undefined
         shift_text = f"{shifts} ({card.invariant_shifts})"
         if undefined_shifts:
@@ -151,7 +151,7 @@ def _boundaries(report: Report, notes: Notes) -> list[str]:
         for warning in shift.warnings:
             excess += f" {notes.mark(warning)}"
         if shift.excess < 0:
-            excess += f" {notes.mark(NEGATIVE)}"
+            excess += f" {notes.mark('negative excess: ' + NEGATIVE)}"
         rows.append(
             [
                 target,

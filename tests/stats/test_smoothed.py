@@ -280,3 +280,21 @@ def test_cluster_mean_with_two_clusters_uses_the_jackknife_for_bca() -> None:
         float(values.mean()), interval.distribution, jackknife, confidence=0.9, method="bca"
     )
     assert (interval.low, interval.high) == (expected.low, expected.high)
+
+
+def test_many_cases_are_redrawn_in_blocks_without_losing_a_resample(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A small block forces several blocks of redraws: every resample is filled once.
+    import modelscape.stats.smoothed as smoothed
+
+    monkeypatch.setattr(smoothed, "_BLOCK_ELEMENTS", 64)
+    cases = _cases(4, 16, shift=0.3)
+    interval = smoothed_interval(
+        group_cases(cases, key="k"), 16, resamples=300, confidence=0.9, rng=np.random.default_rng(2)
+    )
+    assert interval.distribution.shape == (300,)
+    estimate = np.mean([naive_excess(d, n) for d, n in cases])
+    assert np.mean(interval.distribution) == pytest.approx(estimate, abs=0.02)
+    # Redraws in every block: no run of resamples left at the bare estimate.
+    assert np.count_nonzero(interval.distribution == estimate) < 30
