@@ -52,6 +52,8 @@ def test_every_analysis_of_the_dead_target_says_why_and_spares_the_other(
     assert card.spurious_change is not None
     dead = half_dead.scorecard("correct", "answer_change", target="dead", inference=FAST)
     assert dead.failed == dead.observations
+    for axis in dead.axes:
+        assert all((p.mean, p.observations) == (None, 0) for p in axis.accuracy)
     assert set(dead.undefined) >= {
         "accuracy",
         "baseline_accuracy",

@@ -396,3 +396,16 @@ def test_one_repetition_cannot_separate_noise() -> None:
         once.profile("level", "answer_change")
     with pytest.raises(AnalysisError, match="one repetition"):
         once.variability("answer_change")
+
+
+def test_two_repetitions_are_enough_for_every_case() -> None:
+    # The smallest cells that separate change from noise: every case takes part.
+    from tests.analysis.conftest import run, scenario
+
+    twice = run(scenario(repetitions=2), "steady", "mumbler")
+    for target in ("steady", "mumbler"):
+        profile = twice.profile("level", "answer_change", target=target, inference=FAST)
+        for transition in profile.local:
+            assert_matches_direct(twice, transition)
+        if target == "steady":
+            assert all(t.cases == len(ITEMS) for t in profile.local)

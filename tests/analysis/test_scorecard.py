@@ -270,3 +270,71 @@ def test_baseline_accuracy_is_the_mean_at_the_baseline_alone(results: Results) -
     assert card.accuracy is not None
     assert card.baseline_accuracy is not None
     assert card.accuracy < card.baseline_accuracy
+
+
+def test_read_answers_are_counted_the_same_from_the_metric_or_the_reader(
+    results: Results, space: Scenario
+) -> None:
+    from modelscape.analysis.readable import Readable
+
+    by_metric = Readable(results, "mumbler", "answered", None)
+    by_reader = Readable(results, "mumbler", None, space.answer)
+    every = Readable(results, "mumbler", None, None)
+    counts = []
+    for case in ITEMS:
+        for coordinate in results.experiment.coordinates:
+            outputs = results.cell("mumbler", case, coordinate)
+            read = sum(1 for o in outputs if space.answer(o.output) is not None)
+            assert by_metric.count(case, coordinate) == read
+            assert by_reader.count(case, coordinate) == read
+            assert every.count(case, coordinate) == len(outputs)
+            counts.append(read)
+    assert 1 in counts  # cells with a single read answer exist, and count as one
+    home = results.coordinate()
+    for case in ITEMS:
+        both = by_reader.count(case, home) >= 2 and by_reader.count(case, {"level": 2}) >= 2
+        assert by_reader.both_sides(case, home, {"level": 2}) == both
+
+
+def test_the_minimum_of_read_cases_is_inclusive() -> None:
+    from modelscape.analysis.readable import (
+        MIN_READ_CASES,
+        answered_shortfall,
+        case_shortfall,
+    )
+
+    enough = [f"c{i}" for i in range(MIN_READ_CASES)]
+    assert case_shortfall(enough, "a step") is None
+    assert case_shortfall([*enough, enough[0]], "a step") is None  # cases, not pairs
+    assert case_shortfall(enough[1:], "a step") == (
+        f"only {MIN_READ_CASES - 1} cases with two read answers on both sides of a step "
+        f"(needs {MIN_READ_CASES})"
+    )
+    assert case_shortfall(enough[:1], "x") == (
+        f"only 1 case with two read answers on both sides of x (needs {MIN_READ_CASES})"
+    )
+    assert answered_shortfall(0.7) is None
+    assert answered_shortfall(None) is None
+    assert answered_shortfall(0.69) == "answered 69%: too few read answers (needs 70%)"
+
+
+def test_one_resample_still_gives_intervals(results: Results) -> None:
+    card = results.scorecard(
+        "correct", "answer_change", target="steady", inference=Inference(resamples=1)
+    )
+    assert card.accuracy_low is not None
+    assert card.baseline_accuracy_low is not None
+
+
+def test_a_threshold_crossed_by_one_case_has_no_interval(results: Results, space: Scenario) -> None:
+    from modelscape.analysis.common import axis_line
+    from modelscape.analysis.threshold import threshold
+
+    _, _, line = axis_line(results, "level", None)
+    found = threshold(results, "late", "level", line, ["cog"], space.answer, "correct", FAST)
+    assert found is not None
+    assert (found.crossing, found.offset) == (1, pytest.approx(1.0))
+    assert (found.low, found.high) == (None, None)
+    both = threshold(results, "late", "level", line, ["cog", "drum"], space.answer, "correct", FAST)
+    assert both is not None
+    assert (both.low, both.high) == (pytest.approx(1.0), pytest.approx(1.0))
