@@ -194,3 +194,82 @@ def test_a_negative_excess_is_explained_where_it_appears(run: Run) -> None:
     assert "an unbiased estimate of no change that fell below zero by chance" in page
     calm = run.report.model_copy(update={"scorecards": (), "profiles": (), "divergences": ()})
     assert 'id="negative-note"' not in ReportPage(calm).html()
+
+
+def test_the_page_says_whether_outputs_are_attached(run: Run) -> None:
+    attached = parse(ReportPage(run.report, run.results).html()).text
+    bare = parse(ReportPage(run.report).html()).text
+    assert "Every underlined number is a button" in attached
+    assert "No outputs are attached" not in attached
+    assert "No outputs are attached to this page" in bare
+    assert "Every underlined number is a button" not in bare
+
+
+def test_failed_calls_open_the_failures_of_their_target_and_group(failing_run: Run) -> None:
+    page = ReportPage(failing_run.report, failing_run.results).html()
+    buttons = {
+        label.replace("&amp;", "&"): int(count)
+        for label, count in re.findall(
+            r'data-label="([^"]*failed calls)" title="(\d+) output', page
+        )
+    }
+    assert buttons == {
+        "dead · all: failed calls": 360,
+        "dead · true-claims: failed calls": 180,
+        "dead · false-claims: failed calls": 180,
+    }
+
+
+def test_scorecard_numbers_are_printed_to_their_precision(run: Run) -> None:
+    page = ReportPage(run.report).html()
+    card = run.report.scorecard("sycophant")
+    assert card.spurious_change is not None
+    spurious = f"{card.spurious_change:.3f} [{card.spurious_low:.3f}, {card.spurious_high:.3f}]"
+    assert f'<span class="num">{spurious}</span>' in page
+    axis = card.axes[0]
+    assert axis.spurious_change is not None
+    by_axis = f"{axis.spurious_change:.3f} [{axis.spurious_low:.3f}, {axis.spurious_high:.3f}]"
+    assert f'<span class="num">{by_axis}</span>' in page
+    steady = run.report.scorecard("steady")
+    assert "missed_change" in steady.undefined  # pressure has no causal axis
+
+
+def test_a_report_of_one_target_has_its_profile_chart(run: Run) -> None:
+    alone = run.report.model_copy(
+        update={
+            "targets": ("steady",),
+            "scorecards": tuple(c for c in run.report.scorecards if c.target == "steady"),
+            "profiles": tuple(p for p in run.report.profiles if p.target == "steady"),
+            "sensitivity": tuple(s for s in run.report.sensitivity if s.target == "steady"),
+            "divergences": (),
+        }
+    )
+    page = ReportPage(alone).html()
+    figures = parse(page).data("ms-figures")
+    assert [f["id"] for f in figures] == ["chart-profile-0", "chart-sensitivity"]
+    assert "Excess answer_change along pressure, one line per target" in page
+
+
+def test_structured_outputs_are_embedded_as_pretty_json(tmp_path: Path) -> None:
+    from modelscape.execution import CallableTarget, Runner
+    from modelscape.specs import load_spec
+
+    scenario = load_spec("pressure").scenario()
+    target = CallableTarget(lambda request: {"answer": True, "why": "é"}, name="structured")
+    results = Runner().run(scenario.experiment([target]))
+    report = scenario.report(results)
+    page = ReportPage(report, results).html()
+    (first, *_) = parse(page).data("ms-evidence")["observations"]
+    assert first["data"] == '{\n "answer": true,\n "why": "é"\n}'
+    assert "é" in page  # the page keeps text as it is, not as \\u escapes
+
+
+def test_target_parameters_are_shown_as_indented_json(run: Run) -> None:
+    import json
+
+    from markupsafe import escape
+
+    page = ReportPage(run.report).html()
+    target = next(t for t in run.report.provenance.targets if t.parameters)
+    shown = escape(json.dumps(target.parameters, indent=1, ensure_ascii=False))
+    assert f'<pre class="prompt">{shown}</pre>' in page

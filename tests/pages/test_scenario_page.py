@@ -105,3 +105,42 @@ def test_each_variant_shows_what_its_steps_also_moved() -> None:
     assert shown in parse(page).text
     baseline = space.variant(case)
     assert baseline.steps == ()
+
+
+def test_word_diff_at_the_edges_and_between_changes() -> None:
+    # Whitespace before the first change or after the last is shared text...
+    assert word_diff(" a", " b") == [("same", " "), ("del", "a"), ("ins", "b")]
+    assert word_diff("a ", "b ") == [("del", "a"), ("ins", "b"), ("same", " ")]
+    # ...while whitespace between two changes joins them into one.
+    assert word_diff("a b c", "x y c") == [("del", "a b"), ("ins", "x y"), ("same", " c")]
+
+
+def test_prompt_parts_against_a_baseline_without_system_or_turns() -> None:
+    from modelscape.pages.scenario import _parts
+    from modelscape.task.prompt import Message, Prompt
+
+    baseline = Prompt(messages=(Message(role="user", content="Is it true?"),))
+    variant = Prompt(
+        system="Be brief.",
+        messages=(
+            Message(role="user", content="Is it true?"),
+            Message(role="assistant", content="Yes."),
+            Message(role="user", content="Sure?"),
+        ),
+    )
+    parts = _parts(variant, baseline, system=True)
+    assert parts == [
+        {"role": "system", "segments": [("ins", "Be brief.")]},
+        {"role": "user", "segments": [("same", "Is it true?")]},
+        {"role": "assistant", "segments": [("ins", "Yes.")]},
+        {"role": "user", "segments": [("ins", "Sure?")]},
+    ]
+    assert _parts(baseline, variant, system=True)[0] == {
+        "role": "system",
+        "segments": [("del", "Be brief.")],
+    }
+    assert [p["role"] for p in _parts(variant, baseline, system=False)] == [
+        "user",
+        "assistant",
+        "user",
+    ]
