@@ -35,10 +35,14 @@ could vary. When every unit is like that the distribution has no spread and the 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from functools import lru_cache
+from itertools import combinations_with_replacement
 
 import numpy as np
 import numpy.typing as npt
+from scipy.special import gammaln
 
 from modelscape.errors import AnalysisError
 from modelscape.stats.bootstrap import Interval, bootstrap_interval
@@ -56,6 +60,9 @@ CASES_FOR_COVERAGE = 4
 _PRIOR = 0.5
 #: Redrawn counts materialised at once (resamples x units x values), bounding memory.
 _BLOCK_ELEMENTS = 1 << 22
+#: Largest number of (counts at a, counts at b) pairs a unit's redrawn excess is tabulated
+#: over; beyond it (many distinct outputs) the counts are drawn one resample at a time.
+_TABULATED = 1 << 14
 
 
 def unit_models(
@@ -124,6 +131,82 @@ def _model_excess(distances: FloatArray, model_a: FloatArray, model_b: FloatArra
     return result
 
 
+@lru_cache(maxsize=256)
+def _compositions(total: int, parts: int) -> tuple[FloatArray, FloatArray]:
+    """Every way to count ``total`` outputs into ``parts`` values, and its log multinomial
+    coefficient (how many orderings of the outputs give those counts)."""
+    vectors = np.array(
+        [
+            np.bincount(np.array(choice, dtype=np.intp), minlength=parts)
+            for choice in combinations_with_replacement(range(parts), total)
+        ],
+        dtype=np.float64,
+    ).reshape(-1, parts)
+    coefficients = gammaln(total + 1) - gammaln(vectors + 1).sum(axis=1)
+    vectors.setflags(write=False)
+    coefficients.setflags(write=False)
+    return vectors, coefficients
+
+
+def _probabilities(vectors: FloatArray, coefficients: FloatArray, model: FloatArray) -> FloatArray:
+    """Multinomial probability of every count vector under each unit's model: (units, N)."""
+    possible = model > 0
+    logs = np.log(np.where(possible, model, 1.0))
+    result: FloatArray = np.exp(coefficients[None] + logs @ vectors.T)
+    # Counts on a value the unit's model cannot take (a padding slot) are impossible.
+    result[((vectors > 0) @ ~possible.T).T] = 0.0
+    return result
+
+
+def _tabulated(
+    distances: FloatArray,
+    model_a: FloatArray,
+    model_b: FloatArray,
+    n_a: int,
+    n_b: int,
+    resamples: int,
+    rng: np.random.Generator,
+) -> FloatArray:
+    """Redrawn excesses (resamples, units) from each unit's exact distribution of them.
+
+    A unit's redrawn excess depends on its redrawn counts alone, which take few values (6 a
+    side for yes/no answers and five outputs): the excess of every pair of count vectors is
+    tabulated, and each side's counts are drawn from their multinomial probabilities by one
+    uniform (inverse CDF), the two sides independently.
+    """
+    units, width = model_a.shape
+    counts_a, log_a = _compositions(n_a, width)
+    counts_b, log_b = _compositions(n_b, width)
+    across = np.einsum("ik,ukl,jl->uij", counts_a, distances, counts_b)
+    inside_a = np.einsum("ik,ukl,il->ui", counts_a, distances, counts_a)
+    inside_b = np.einsum("jk,ukl,jl->uj", counts_b, distances, counts_b)
+    values = (
+        across / (n_a * n_b)
+        - (inside_a[:, :, None] / (n_a * (n_a - 1)) + inside_b[:, None, :] / (n_b * (n_b - 1))) / 2
+    )
+    picked_a = _draw(_probabilities(counts_a, log_a, model_a), resamples, rng)
+    picked_b = _draw(_probabilities(counts_b, log_b, model_b), resamples, rng)
+    rows = np.arange(units)[None, :]
+    redrawn: FloatArray = values[rows, picked_a, picked_b]
+    return redrawn
+
+
+def _draw(probabilities: FloatArray, resamples: int, rng: np.random.Generator) -> IntArray:
+    """One index per resample and unit, drawn from each unit's probabilities: (resamples, units).
+
+    Inverse CDF over one sorted array for all units (unit i's CDF runs over (i, i + 1]), so
+    one search serves every unit.
+    """
+    units, size = probabilities.shape
+    cumulative = np.cumsum(probabilities, axis=1)
+    offsets = np.arange(units, dtype=np.float64)[:, None]
+    flat = (cumulative / cumulative[:, -1:] + offsets).ravel()
+    found = np.searchsorted(flat, rng.random((resamples, units)) + offsets.T, side="right")
+    # A uniform that rounds up into the next unit's range stays with its own unit's last value.
+    picked: IntArray = np.minimum(found - np.arange(units) * size, size - 1)
+    return picked
+
+
 def _noise(groups: Sequence[CaseGroup], resamples: int, rng: np.random.Generator) -> FloatArray:
     """Sum over units of (redrawn excess − model excess), one value per resample."""
     total = np.zeros(resamples, dtype=np.float64)
@@ -134,12 +217,18 @@ def _noise(groups: Sequence[CaseGroup], resamples: int, rng: np.random.Generator
         distances, model_a, model_b = distances[varied], model_a[varied], model_b[varied]
         expected = _model_excess(distances, model_a, model_b).sum()
         count, width = model_a.shape
-        block = max(1, _BLOCK_ELEMENTS // (count * width))
+        tabulated = math.comb(group.n_a + width - 1, width - 1) * math.comb(
+            group.n_b + width - 1, width - 1
+        )
+        block = max(1, _BLOCK_ELEMENTS // (count * min(width * 2, tabulated)))
         for start in range(0, resamples, block):
             size = (min(block, resamples - start), count)
-            drawn_a = rng.multinomial(group.n_a, model_a, size=size).astype(np.float64)
-            drawn_b = rng.multinomial(group.n_b, model_b, size=size).astype(np.float64)
-            excess = _excess_of_counts(distances, drawn_a, drawn_b, group.n_a, group.n_b)
+            if tabulated <= _TABULATED:
+                excess = _tabulated(distances, model_a, model_b, group.n_a, group.n_b, size[0], rng)
+            else:  # many distinct outputs: draw the counts themselves
+                drawn_a = rng.multinomial(group.n_a, model_a, size=size).astype(np.float64)
+                drawn_b = rng.multinomial(group.n_b, model_b, size=size).astype(np.float64)
+                excess = _excess_of_counts(distances, drawn_a, drawn_b, group.n_a, group.n_b)
             total[start : start + size[0]] += excess.sum(axis=1) - expected
     return total
 

@@ -298,3 +298,54 @@ def test_many_cases_are_redrawn_in_blocks_without_losing_a_resample(
     assert np.mean(interval.distribution) == pytest.approx(estimate, abs=0.02)
     # Redraws in every block: no run of resamples left at the bare estimate.
     assert np.count_nonzero(interval.distribution == estimate) < 30
+
+
+def test_the_tabulated_redraws_have_the_multinomial_distribution() -> None:
+    # One unit with three values: the tabulated draws and direct multinomial draws of the
+    # counts give the same distribution of the redrawn excess (exactly the same mean).
+    from modelscape.stats.smoothed import _compositions, _probabilities, _tabulated
+
+    d = matrix([1, 1, 0, 2], [1, 2, 2, 2, 0], differ)
+    distances, model_a, model_b, _ = unit_models(d[None], 4)
+    counts_a, log_a = _compositions(4, 3)
+    assert counts_a.shape == (math.comb(6, 2), 3)
+    assert np.all(counts_a.sum(axis=1) == 4)
+    probabilities = _probabilities(counts_a, log_a, model_a)
+    assert probabilities.sum() == pytest.approx(1.0)
+    expected = _model_excess(distances, model_a, model_b)[0]
+    rng = np.random.default_rng(12)
+    tabulated = _tabulated(distances, model_a, model_b, 4, 5, 200_000, rng)[:, 0]
+    drawn_a = rng.multinomial(4, model_a[0], size=200_000).astype(np.float64)[:, None, :]
+    drawn_b = rng.multinomial(5, model_b[0], size=200_000).astype(np.float64)[:, None, :]
+    direct = _excess_of_counts(distances, drawn_a, drawn_b, 4, 5)[:, 0]
+    assert tabulated.mean() == pytest.approx(expected, abs=0.003)
+    assert direct.mean() == pytest.approx(expected, abs=0.003)
+    assert tabulated.std() == pytest.approx(direct.std(), rel=0.02)
+    for q in (0.05, 0.5, 0.95):
+        assert np.quantile(tabulated, q) == pytest.approx(np.quantile(direct, q), abs=0.02)
+
+
+def test_units_with_many_distinct_outputs_draw_their_counts_directly(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import modelscape.stats.smoothed as smoothed
+
+    cases = _cases(10, 12, shift=0.3)
+    tabulated = smoothed_interval(
+        group_cases(cases, key="k"),
+        12,
+        resamples=3000,
+        confidence=0.9,
+        rng=np.random.default_rng(3),
+    )
+    monkeypatch.setattr(smoothed, "_TABULATED", 0)
+    drawn = smoothed_interval(
+        group_cases(cases, key="k"),
+        12,
+        resamples=3000,
+        confidence=0.9,
+        rng=np.random.default_rng(3),
+    )
+    assert not np.array_equal(tabulated.distribution, drawn.distribution)
+    assert drawn.low == pytest.approx(tabulated.low, abs=0.02)
+    assert drawn.high == pytest.approx(tabulated.high, abs=0.02)
