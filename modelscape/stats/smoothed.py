@@ -5,7 +5,7 @@ large positive values when an uncommon answer shows up on one side. A sample of 
 often holds none of those, and the case bootstrap (BCa or percentile) cannot produce what the
 sample never showed; simulated, its 95% intervals cover 84–96% at 12 cases, and 67% when the
 cases differ in how much they change (``benchmarks/coverage.py``,
-docs/design/007-honest-numbers.md). This interval covers 96.5–100% there.
+docs/design/007-honest-numbers.md). This interval covers 96–100% there.
 
 What this does instead, for a mean of excess changes over units (a transition's cases, or the
 (case, step) pairs of a spurious change) clustered by case:
