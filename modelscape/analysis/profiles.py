@@ -294,12 +294,14 @@ def sensitivity(
     ranked = []
     for item in per_axis:
         # Steps that could not be computed (a failed target, an empty cell) cannot peak.
-        steps = [by_label[(t.axis, t.label)] for t in item.steps if t.excess is not None]
+        steps = [
+            (by_label[(t.axis, t.label)], t.excess) for t in item.steps if t.excess is not None
+        ]
         if not steps:
             continue
-        peak = max(steps, key=lambda t: t.excess or 0.0)
-        boundaries = sum(1 for t in steps if criterion.selects(t.adjusted_p, t.excess))
-        ranked.append((item, peak, boundaries, peak.excess or 0.0))
+        peak, excess = max(steps, key=lambda pair: pair[1])
+        boundaries = sum(1 for t, size in steps if criterion.selects(t.adjusted_p, size))
+        ranked.append((item, peak, boundaries, excess))
     ranked.sort(key=lambda entry: -entry[3])
     return tuple(
         AxisSensitivity(

@@ -409,3 +409,7 @@ def test_two_repetitions_are_enough_for_every_case() -> None:
             assert_matches_direct(twice, transition)
         if target == "steady":
             assert all(t.cases == len(ITEMS) for t in profile.local)
+    # Two read answers a side are enough for a scorecard's quantities to be defined.
+    card = twice.scorecard("correct", "answer_change", target="steady", answered="answered")
+    assert card.spurious_change is not None
+    assert "shifts" not in card.undefined

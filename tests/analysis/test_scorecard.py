@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from modelscape.errors import AnalysisError
+from modelscape.execution import Runner
 from modelscape.results.results import Results
 from modelscape.scenario import Scenario
-from modelscape.stats import Inference, bootstrap_mean, random_stream
+from modelscape.stats import Inference, bootstrap_mean, cluster_mean, random_stream
 from tests.analysis import direct
 from tests.analysis.conftest import FAST, ITEMS, run, scenario
 
@@ -338,3 +341,81 @@ def test_a_threshold_crossed_by_one_case_has_no_interval(results: Results, space
     both = threshold(results, "late", "level", line, ["cog", "drum"], space.answer, "correct", FAST)
     assert both is not None
     assert (both.low, both.high) == (pytest.approx(1.0), pytest.approx(1.0))
+
+
+def test_when_every_step_moves_the_answer_nothing_can_be_spurious() -> None:
+    # One causal axis with two levels on either side of the flip: its only step moves the
+    # correct answer in every case.
+    from tests.analysis.conftest import ANSWER, TEMPLATE, _exact, _target
+
+    both_sides = Scenario(
+        name="flip",
+        version="1",
+        description="",
+        task_space=TEMPLATE.space([TEMPLATE.axis("level", "numeric", [3, 4])]),
+        answer=ANSWER,
+        repetitions=3,
+    )
+    flip = Runner().run(both_sides.experiment([_target("exact", _exact)]))
+    card = flip.scorecard("correct", "answer_change", answered="answered", inference=FAST)
+    assert card.spurious_change is None
+    assert card.undefined["spurious_change"] == "no step keeps the correct answer"
+    assert card.missed_change == 0.0
+
+
+def test_the_spurious_interval_is_a_case_bootstrap_when_asked_for(results: Results) -> None:
+    # With interval="bca" the spurious change's interval resamples whole cases, the (case,
+    # step) units of a case together.
+    bca = FAST.model_copy(update={"interval": "bca"})
+    card = results.scorecard("correct", "answer_change", target="steady", inference=bca)
+    values: list[float] = []
+    clusters: list[str] = []
+    for axis in results.experiment.axes:
+        line = [results.coordinate({axis.name: v}) for v in axis.values]
+        home = results.coordinate()
+        pairs = (
+            list(itertools.pairwise(line))
+            if axis.scale != "nominal"
+            else [(home, c) for c in line if c != home]
+        )
+        for first, second in pairs:
+            _, _, _, per_case = direct.transition(
+                results, "answer_change", first, second, target="steady"
+            )
+            for case, excess in zip(ITEMS, per_case, strict=True):
+                kept = [
+                    v
+                    for v in results.variants
+                    if v.case == case and v.coordinate in (first, second)
+                ]
+                references = {v.coordinate == first: v.reference for v in kept}
+                if references[True] == references[False]:
+                    values.append(excess)
+                    clusters.append(case)
+    assert card.spurious_change == pytest.approx(np.mean(values), abs=1e-12)
+    expected = cluster_mean(
+        values,
+        clusters,
+        resamples=bca.resamples,
+        confidence=bca.confidence,
+        method="bca",
+        rng=random_stream(bca, "steady|all|spurious", "bootstrap"),
+    )
+    assert (card.spurious_low, card.spurious_high) == pytest.approx(
+        (expected.low, expected.high), abs=1e-12
+    )
+    smoothed = results.scorecard("correct", "answer_change", target="steady", inference=FAST)
+    assert (smoothed.spurious_low, smoothed.spurious_high) != (
+        card.spurious_low,
+        card.spurious_high,
+    )
+
+
+def test_a_sensitivity_peak_of_exactly_zero_is_reported_as_zero() -> None:
+    exact = run(scenario(), "exact")
+    ranking = exact.sensitivity("answer_change", inference=FAST)
+    by_axis = {s.axis: s for s in ranking}
+    assert by_axis["tone"].excess == 0.0
+    assert by_axis["mode"].excess == 0.0
+    assert by_axis["level"].excess > 0.5
+    assert ranking[0].axis == "level"

@@ -349,3 +349,49 @@ def test_units_with_many_distinct_outputs_draw_their_counts_directly(
     assert not np.array_equal(tabulated.distribution, drawn.distribution)
     assert drawn.low == pytest.approx(tabulated.low, abs=0.02)
     assert drawn.high == pytest.approx(tabulated.high, abs=0.02)
+
+
+def test_units_of_fewer_values_than_their_group_redraw_only_their_own() -> None:
+    # A yes/no unit stacked with a three-valued one is padded to three values; counts on the
+    # padding slot are impossible, so its redraws keep the two-valued model's distribution.
+    from modelscape.stats.smoothed import _tabulated
+
+    stack = np.stack([matrix([1, 1, 0], [0, 0, 0], differ), matrix([1, 2, 0], [2, 2, 1], differ)])
+    distances, model_a, model_b, _ = unit_models(stack, 3)
+    assert model_a[0, 2] == 0.0
+    expected = _model_excess(distances, model_a, model_b)
+    redrawn = _tabulated(distances, model_a, model_b, 3, 3, 100_000, np.random.default_rng(1))
+    assert redrawn.mean(axis=0) == pytest.approx(expected, abs=0.004)
+    # Every redraw of the yes/no unit is the excess of some yes/no counts.
+    two_valued = {
+        round(naive_excess(matrix([0] * k + [1] * (3 - k), [0] * j + [1] * (3 - j), differ), 3), 9)
+        for k in range(4)
+        for j in range(4)
+    }
+    assert set(np.round(redrawn[:, 0], 9)) <= two_valued
+
+
+def test_draw_picks_indices_by_their_probabilities() -> None:
+    from modelscape.stats.smoothed import _draw
+
+    probabilities = np.array([[0.5, 0.0, 0.5, 0.0], [0.1, 0.2, 0.3, 0.4], [0.0, 0.0, 0.0, 1.0]])
+    picked = _draw(probabilities, 40_000, np.random.default_rng(0))
+    assert picked.shape == (40_000, 3)
+    for unit in range(3):
+        shares = np.bincount(picked[:, unit], minlength=4) / 40_000
+        assert shares == pytest.approx(probabilities[unit], abs=0.01)
+
+
+def test_no_resample_is_left_without_its_noise() -> None:
+    # Four alike three-valued units: their noise is never exactly zero, so a resample at the
+    # bare estimate would be one that no redraw reached.
+    case = (matrix([1, 2, 0], [2, 2, 1], differ), 3)
+    interval = smoothed_interval(
+        group_cases([case] * 4, key="k"),
+        4,
+        resamples=500,
+        confidence=0.9,
+        rng=np.random.default_rng(11),
+    )
+    estimate = naive_excess(*case)
+    assert np.count_nonzero(interval.distribution == estimate) == 0
