@@ -47,6 +47,7 @@ COVERING: dict[str, tuple[str, ...]] = {
     "store": ("tests/store", "tests/execution"),
     "execution": ("tests/execution",),
     "pages": (
+        "tests/pages/test_charts.py",
         "tests/pages/test_page.py",
         "tests/pages/test_report_page.py",
         "tests/pages/test_scenario_page.py",

@@ -232,6 +232,9 @@ def test_scorecard_numbers_are_printed_to_their_precision(run: Run) -> None:
     assert f'<span class="num">{by_axis}</span>' in page
     steady = run.report.scorecard("steady")
     assert "missed_change" in steady.undefined  # pressure has no causal axis
+    measured = steady.model_copy(update={"missed_change": 0.12345, "undefined": {}})
+    page = ReportPage(run.report.model_copy(update={"scorecards": (measured,)})).html()
+    assert '<span class="num">0.123</span>' in page
 
 
 def test_a_report_of_one_target_has_its_profile_chart(run: Run) -> None:
