@@ -22,7 +22,7 @@ trials whose permutation p-value is at most 0.05: the basis of the minimum answe
 
     python benchmarks/coverage.py [--trials 400] [--resamples 2000] [--seed 0]
 
-Run on one core (it sets the BLAS threads to 1); about 3 minutes with the defaults here.
+Run on one core (it sets the BLAS threads to 1); about 70 seconds with the defaults here.
 """
 
 from __future__ import annotations
