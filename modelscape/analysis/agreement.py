@@ -107,8 +107,13 @@ def agreement(
                 )
             )
             continue
-        x = np.array([t.excess for t in a])
-        y = np.array([t.excess for t in b])
+        # A step that could not be computed (no two outputs a side) has no rank to compare.
+        both = [
+            i for i, (s, t) in enumerate(zip(a, b, strict=True)) if None not in (s.excess, t.excess)
+        ]
+        a, b = [a[i] for i in both], [b[i] for i in both]
+        x = np.array([t.excess for t in a], dtype=np.float64)
+        y = np.array([t.excess for t in b], dtype=np.float64)
         correlation = _spearman(x, y)
         low = high = None
         if correlation is not None and inference.resamples > 0:

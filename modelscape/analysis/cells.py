@@ -3,8 +3,8 @@
 A *cell* is the successful outputs of one target for one case at one coordinate. A comparison
 of two cells of the same case gives one case's distance matrix (the first cell's outputs, then
 the second's); a transition is a list of such cases. This module builds them for a measure,
-hands them to :func:`modelscape.stats.compare_many` in one batch, and turns the comparisons
-back into :class:`Transition` records that name their measurements.
+which :mod:`~modelscape.analysis.transitions` hands to :func:`modelscape.stats.compare_many`
+in one batch.
 
 Everything here is computed once per :class:`Results` (see :class:`~.common.Memo`): the keys
 of a keyed measure are read once per cell, each case's matrix is built once per pair of cells
@@ -17,21 +17,18 @@ from __future__ import annotations
 import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from modelscape._identity import AxisValue, JsonValue, canonical_json
-from modelscape.analysis.common import Place, memo, value_key
-from modelscape.analysis.records import Transition
+from modelscape.analysis.common import Place, memo
 from modelscape.errors import AnalysisError
 from modelscape.measures import key_distance
 from modelscape.results.records import Observation
 from modelscape.results.results import Results
-from modelscape.stats import Inference, compare_many
 
-__all__ = ["Comparand", "MeasureView", "Prepared", "compare_transitions", "prepare"]
+__all__ = ["Comparand", "MeasureView", "Prepared", "prepare"]
 
 FloatArray = NDArray[np.float64]
 
@@ -330,68 +327,3 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         within=within,
     )
     return found
-
-
-def _transition_key(
-    view: MeasureView, comparand: Comparand, inference: Inference, target: str
-) -> tuple[Any, ...]:
-    """Everything a transition record depends on."""
-    places = memo(view.results)
-    return (
-        view.measure,
-        comparand.key,
-        comparand.axis,
-        value_key(comparand.before),
-        value_key(comparand.after),
-        comparand.first_target,
-        places.place(comparand.first),
-        comparand.second_target,
-        places.place(comparand.second),
-        tuple(comparand.cases),
-        target,
-        inference,
-    )
-
-
-def compare_transitions(
-    view: MeasureView, comparands: Sequence[Comparand], inference: Inference, *, target: str
-) -> list[Transition]:
-    """Every comparand as a :class:`Transition`, the new ones computed in one batch."""
-    done = memo(view.results).transitions
-    keys = [_transition_key(view, c, inference, target) for c in comparands]
-    todo: dict[tuple[Any, ...], tuple[Comparand, Prepared]] = {}
-    for key, comparand in zip(keys, comparands, strict=True):
-        if key in done or key in todo:
-            continue
-        prepared = prepare(view, comparand)
-        if not prepared.cases:
-            raise AnalysisError(
-                f"transition {comparand.key!r} has no case with at least two successful outputs "
-                "on both sides"
-            )
-        todo[key] = (comparand, prepared)
-    batch = [
-        (comparand.key, list(zip(prepared.matrices, prepared.sizes, strict=True)))
-        for comparand, prepared in todo.values()
-    ]
-    comparisons = compare_many(batch, inference=inference) if batch else []
-    for (key, (comparand, prepared)), comparison in zip(todo.items(), comparisons, strict=True):
-        done[key] = Transition(
-            target=target,
-            measure=view.measure,
-            axis=comparand.axis,
-            before=comparand.before,
-            after=comparand.after,
-            first=dict(comparand.first),
-            second=dict(comparand.second),
-            cases=comparison.cases,
-            excess=comparison.excess,
-            between=float(np.mean(prepared.between)),
-            within=float(np.mean(prepared.within)),
-            low=comparison.low,
-            high=comparison.high,
-            p_value=comparison.p_value,
-            exact=comparison.exact,
-            measurement_ids=tuple(dict.fromkeys(i for ids in prepared.ids for i in ids)),
-        )
-    return [done[key] for key in keys]

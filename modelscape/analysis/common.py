@@ -18,6 +18,7 @@ from modelscape.results.results import Results
 from modelscape.stats import (
     BoundaryCriterion,
     DegenerateIntervalWarning,
+    FewCasesWarning,
     Inference,
     bootstrap_mean,
     holm,
@@ -33,7 +34,7 @@ __all__ = [
     "cell_points",
     "evaluated",
     "memo",
-    "quiet_degenerate",
+    "quiet_caveats",
     "same",
     "select_boundaries",
     "summarize_metric",
@@ -43,10 +44,16 @@ __all__ = [
 
 
 @contextmanager
-def quiet_degenerate() -> Iterator[None]:
-    """Silence degenerate-interval warnings: a deterministic target makes them routinely."""
+def quiet_caveats() -> Iterator[None]:
+    """Silence the caveats of single intervals (no spread, few cases) as Python warnings.
+
+    A deterministic target makes degenerate intervals routinely, and a small scenario makes
+    every interval a few-case one; each record keeps its caveats as text instead, which the
+    summary and the pages show where the number is.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DegenerateIntervalWarning)
+        warnings.simplefilter("ignore", FewCasesWarning)
         yield
 
 
@@ -290,12 +297,12 @@ def _summarize(
     mean = float(np.mean(per_case))
     if inference.resamples > 0 and len(per_case) > 1:
         key = f"{target}|{metric}|{canonical_json(dict(coordinate))}"
-        with quiet_degenerate():
+        with quiet_caveats():
             interval = bootstrap_mean(
                 per_case,
                 resamples=inference.resamples,
                 confidence=inference.confidence,
-                method=inference.interval,
+                method=inference.mean_interval,
                 rng=random_stream(inference, key, "bootstrap"),
                 where=f"metric {metric!r}",
             )

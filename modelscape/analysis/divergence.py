@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from modelscape.analysis.cells import Comparand, MeasureView, compare_transitions
+from modelscape.analysis.cells import Comparand, MeasureView
 from modelscape.analysis.common import (
     case_list,
-    quiet_degenerate,
+    quiet_caveats,
     select_boundaries,
     transition_key,
 )
 from modelscape.analysis.records import Contrast, Divergence
+from modelscape.analysis.transitions import compare_transitions
 from modelscape.errors import AnalysisError
 from modelscape.results.results import Results
 from modelscape.stats import BoundaryCriterion, Inference
@@ -62,7 +63,7 @@ def divergence(
         )
         for coordinate in coordinates
     ]
-    with quiet_degenerate():
+    with quiet_caveats():
         computed = compare_transitions(view, comparands, inference, target=second)
     tested, _ = select_boundaries(computed, criterion)
     contrasts = tuple(
@@ -74,6 +75,8 @@ def divergence(
             high=t.high,
             p_value=t.p_value,
             adjusted_p=t.adjusted_p,
+            insufficient=t.insufficient,
+            warnings=t.warnings,
             measurement_ids=t.measurement_ids,
         )
         for t in tested

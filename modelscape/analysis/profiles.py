@@ -6,12 +6,12 @@ import itertools
 from collections.abc import Mapping, Sequence
 
 from modelscape._identity import AxisValue
-from modelscape.analysis.cells import Comparand, MeasureView, compare_transitions
+from modelscape.analysis.cells import Comparand, MeasureView
 from modelscape.analysis.common import (
     axis_line,
     case_list,
     evaluated,
-    quiet_degenerate,
+    quiet_caveats,
     select_boundaries,
     summarize_metric,
     transition_key,
@@ -23,6 +23,7 @@ from modelscape.analysis.records import (
     Transition,
     VariantVariability,
 )
+from modelscape.analysis.transitions import compare_transitions
 from modelscape.results.results import Results
 from modelscape.stats import BoundaryCriterion, Inference, check_permutations
 from modelscape.stats.compare import Comparison
@@ -104,7 +105,7 @@ def profile(
         local_pairs = [
             _comparand(name, measure, axis, a, b, chosen) for a, b in itertools.pairwise(line)
         ]
-    with quiet_degenerate():
+    with quiet_caveats():
         computed = compare_transitions(view, [*comparands, *local_pairs], inference, target=name)
     away = computed[: len(comparands)]
     local = computed[len(comparands) :]
@@ -153,7 +154,7 @@ def _check(
     comparisons = [
         Comparison(
             key=t.label,
-            excess=t.excess,
+            excess=t.excess or 0.0,
             per_case=(0.0,) * max(t.cases, 1),
             low=t.low,
             high=t.high,
@@ -221,7 +222,7 @@ def transitions(
                 )
     if not comparands:
         return ()
-    with quiet_degenerate():
+    with quiet_caveats():
         return tuple(compare_transitions(view, comparands, inference, target=name))
 
 
@@ -292,13 +293,16 @@ def sensitivity(
     by_label = {(t.axis, t.label): t for t in tested}
     ranked = []
     for item in per_axis:
-        steps = [by_label[(t.axis, t.label)] for t in item.steps]
+        # Steps that could not be computed (a failed target, an empty cell) cannot peak.
+        steps = [
+            (by_label[(t.axis, t.label)], t.excess) for t in item.steps if t.excess is not None
+        ]
         if not steps:
             continue
-        peak = max(steps, key=lambda t: t.excess)
-        boundaries = sum(1 for t in steps if criterion.selects(t.adjusted_p, t.excess))
-        ranked.append((item, peak, boundaries))
-    ranked.sort(key=lambda entry: -entry[1].excess)
+        peak, excess = max(steps, key=lambda pair: pair[1])
+        boundaries = sum(1 for t, size in steps if criterion.selects(t.adjusted_p, size))
+        ranked.append((item, peak, boundaries, excess))
+    ranked.sort(key=lambda entry: -entry[3])
     return tuple(
         AxisSensitivity(
             target=name,
@@ -306,10 +310,10 @@ def sensitivity(
             axis=item.axis,
             scale=item.scale,
             rank=rank,
-            excess=peak.excess,
+            excess=excess,
             peak=peak,
             boundaries=boundaries,
             measurement_ids=peak.measurement_ids,
         )
-        for rank, (item, peak, boundaries) in enumerate(ranked, start=1)
+        for rank, (item, peak, boundaries, excess) in enumerate(ranked, start=1)
     )

@@ -36,11 +36,19 @@ Role = Literal["causal", "invariant"]
 class Transition(FrozenModel):
     """One comparison of two coordinates that differ on one axis, for one target and measure.
 
-    ``excess`` is the mean over cases of between − (within_a + within_b)/2 (STATS.md), with a
-    case-bootstrap interval ``low``..``high`` and a one-sided permutation ``p_value``;
-    ``adjusted_p`` is Holm's correction within the family it was tested in (None when it was
-    not tested). ``between`` and ``within`` are the two parts of the excess, averaged over cases.
-    When ``before`` equals ``after`` the record holds the run-to-run variation alone.
+    ``excess`` is the mean over cases of between − (within_a + within_b)/2 (STATS.md), with
+    an interval ``low``..``high`` (see ``Inference.interval``) and a one-sided permutation
+    ``p_value``; ``adjusted_p`` is Holm's correction within the family it was tested in (None
+    when it was not tested). ``between`` and ``within`` are the two parts of the excess,
+    averaged over cases. When ``before`` equals ``after`` the record holds the run-to-run
+    variation alone. A negative excess is an honest estimate: the answers differed less
+    between the coordinates than between repetitions, which happens by chance when nothing
+    changed; read it with its interval.
+
+    ``insufficient`` says why a transition could not be computed (no case has two successful
+    outputs on both sides, as when a target failed every call); its excess, parts, interval
+    and p-value are then None, and it is never a boundary. ``warnings`` keeps the caveats of
+    its interval (too few cases for its coverage to be known, no spread).
     """
 
     target: str
@@ -51,14 +59,16 @@ class Transition(FrozenModel):
     first: dict[str, AxisValue]
     second: dict[str, AxisValue]
     cases: int
-    excess: float
-    between: float
-    within: float
+    excess: float | None
+    between: float | None
+    within: float | None
     low: float | None = None
     high: float | None = None
     p_value: float | None = None
     adjusted_p: float | None = None
     exact: bool = False
+    insufficient: str | None = None
+    warnings: tuple[str, ...] = ()
     measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
 
     @property
@@ -84,11 +94,15 @@ class BoundaryCandidate(FrozenModel):
     high: float | None
     p_value: float | None
     adjusted_p: float | None
+    #: The caveats of its interval (see :attr:`Transition.warnings`).
+    warnings: tuple[str, ...] = ()
     measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
 
     @classmethod
     def of(cls, transition: Transition) -> BoundaryCandidate:
         """The candidate a selected transition makes."""
+        if transition.excess is None:
+            raise ValueError(f"{transition.label}: an insufficient transition is no boundary")
         return cls(
             target=transition.target,
             measure=transition.measure,
@@ -100,6 +114,7 @@ class BoundaryCandidate(FrozenModel):
             high=transition.high,
             p_value=transition.p_value,
             adjusted_p=transition.adjusted_p,
+            warnings=transition.warnings,
             measurement_ids=transition.measurement_ids,
         )
 
@@ -236,9 +251,13 @@ class AxisScore(FrozenModel):
 
     ``role`` is causal when changing this axis alone changes the correct answer of some case,
     and invariant otherwise. ``accuracy`` follows the axis with every other axis at baseline.
-    ``shifts`` are the steps where answers changed beyond run-to-run variation (adjacent steps
-    on ordinal and numeric axes, comparisons with the baseline on nominal ones). ``threshold``
-    compares where the answer flips with where it should, on causal numeric axes.
+    ``spurious_change`` (with its interval) and ``missed_change`` are those of the scorecard,
+    over this axis's steps alone. ``shifts`` are the steps where answers changed beyond
+    run-to-run variation (adjacent steps on ordinal and numeric axes, comparisons with the
+    baseline on nominal ones). ``threshold`` compares where the answer flips with where it
+    should, on causal numeric axes. ``undefined`` maps each of spurious_change,
+    missed_change, shifts and threshold that could not be computed to the reason; an
+    undefined count of shifts is reported as no shifts, with its reason.
     """
 
     axis: str
@@ -246,19 +265,30 @@ class AxisScore(FrozenModel):
     role: Role
     accuracy: tuple[PointSummary, ...]
     spurious_change: float | None
+    spurious_low: float | None = None
+    spurious_high: float | None = None
     missed_change: float | None
     shifts: tuple[BoundaryCandidate, ...]
     threshold: Threshold | None = None
+    undefined: dict[str, str] = Field(default_factory=dict)
     measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
 
 
 class Scorecard(FrozenModel):
     """Headline numbers for one target on one group of cases.
 
-    ``answered`` is the share of outputs, over every coordinate, from which an answer could be
-    read. ``spurious_change`` is answer change beyond noise where the correct answer stays the
-    same; ``missed_change`` is the share of answers that stay the same where it moves. Both are
-    ideally zero, and None when nothing could be measured.
+    ``accuracy`` is the mean of the metric over every coordinate, cases weighted equally;
+    ``baseline_accuracy`` the same at the baseline coordinate alone (how tools that score one
+    prompt per case define accuracy). ``answered`` is the share of outputs, over every
+    coordinate, from which an answer could be read. ``spurious_change`` is answer change
+    beyond noise where the correct answer stays the same, with its interval; it may be
+    negative, an unbiased estimate of no change. ``missed_change`` is the share of answers
+    that stay the same where it moves. Both are ideally zero.
+
+    A quantity that could not be computed is None, and ``undefined`` maps its name
+    (accuracy, baseline_accuracy, answered, spurious_change, missed_change, shifts,
+    invariant_shifts) to the reason: too few read answers, nothing to measure, no successful
+    output. ``invariant_shifts`` is then still a number (0), so read ``undefined`` first.
     """
 
     target: str
@@ -271,12 +301,21 @@ class Scorecard(FrozenModel):
     accuracy: float | None
     accuracy_low: float | None = None
     accuracy_high: float | None = None
+    baseline_accuracy: float | None = None
+    baseline_accuracy_low: float | None = None
+    baseline_accuracy_high: float | None = None
     answered: float | None = None
     spurious_change: float | None = None
+    spurious_low: float | None = None
+    spurious_high: float | None = None
     missed_change: float | None = None
     axes: tuple[AxisScore, ...] = ()
+    undefined: dict[str, str] = Field(default_factory=dict)
+    #: Caveats of its intervals: too few cases for their coverage to be known.
+    warnings: tuple[str, ...] = ()
     measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
     accuracy_ids: tuple[str, ...] = Field(default=(), repr=False)
+    baseline_accuracy_ids: tuple[str, ...] = Field(default=(), repr=False)
     answered_ids: tuple[str, ...] = Field(default=(), repr=False)
     spurious_ids: tuple[str, ...] = Field(default=(), repr=False)
     missed_ids: tuple[str, ...] = Field(default=(), repr=False)
@@ -288,15 +327,22 @@ class Scorecard(FrozenModel):
 
 
 class Contrast(FrozenModel):
-    """Two targets compared at one coordinate: the excess with the target as the label."""
+    """Two targets compared at one coordinate: the excess with the target as the label.
+
+    ``insufficient`` says why it could not be computed (either target lacks two successful
+    outputs on both sides in every case); ``excess`` is then None.
+    """
 
     coordinate: dict[str, AxisValue]
     cases: int
-    excess: float
+    excess: float | None
     low: float | None = None
     high: float | None = None
     p_value: float | None = None
     adjusted_p: float | None = None
+    insufficient: str | None = None
+    #: The caveats of its interval (see :attr:`Transition.warnings`).
+    warnings: tuple[str, ...] = ()
     measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
 
 
@@ -316,5 +362,6 @@ class Divergence(FrozenModel):
 
     @property
     def largest(self) -> Contrast | None:
-        """The contrast with the largest excess, if any."""
-        return max(self.contrasts, key=lambda c: c.excess, default=None)
+        """The computed contrast with the largest excess, if any."""
+        computed = [c for c in self.contrasts if c.excess is not None]
+        return max(computed, key=lambda c: c.excess or 0.0, default=None)

@@ -1,4 +1,9 @@
-"""Scorecards: accuracy, spurious and missed change, and per-axis shifts of one target."""
+"""Scorecards: accuracy, spurious and missed change, and per-axis shifts of one target.
+
+Every quantity that cannot be computed is None, with the reason in the scorecard's
+``undefined`` (and each axis's): too few read answers (see :mod:`~.readable`), nothing to
+measure (no step changes the correct answer), no successful output, or tests switched off.
+"""
 
 from __future__ import annotations
 
@@ -7,25 +12,28 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from modelscape.analysis.cells import MeasureView, compare_transitions, prepare
+from modelscape.analysis.cells import MeasureView, prepare
+from modelscape.analysis.changes import Tally
 from modelscape.analysis.common import (
     axis_line,
     case_list,
     cell_points,
     memo,
-    quiet_degenerate,
-    same,
+    quiet_caveats,
     select_boundaries,
     summarize_metric,
     varied_axes,
 )
 from modelscape.analysis.profiles import _comparand
+from modelscape.analysis.readable import Readable, answered_shortfall, first_reason, joined
 from modelscape.analysis.records import AxisScore, Scorecard
 from modelscape.analysis.threshold import threshold
+from modelscape.analysis.transitions import compare_transitions
 from modelscape.answers import Answer
 from modelscape.errors import AnalysisError
 from modelscape.results.results import Results
 from modelscape.stats import BoundaryCriterion, Inference, bootstrap_mean, random_stream
+from modelscape.stats.smoothed import CASES_FOR_COVERAGE
 from modelscape.task.design import axis_roles as design_roles
 
 __all__ = ["axis_roles", "scorecard"]
@@ -73,7 +81,8 @@ def _group_cases(results: Results, group: str, cases: Sequence[str] | None) -> t
 def _case_mean(
     results: Results, metric: str, target: str, cases: Sequence[str], inference: Inference
 ) -> tuple[float | None, float | None, float | None, int, tuple[str, ...]]:
-    """A metric's mean over every successful output, cases weighted equally, with an interval.
+    """A metric's mean over every successful output, cases weighted equally, with an interval,
+    and how many cases it rests on.
 
     Each case's outputs are read cell by cell in the design's order of coordinates.
     """
@@ -95,17 +104,41 @@ def _case_mean(
     mean = float(np.mean(per_case))
     low = high = None
     if len(per_case) > 1 and inference.resamples > 0:
-        with quiet_degenerate():
+        with quiet_caveats():
             interval = bootstrap_mean(
                 per_case,
                 resamples=inference.resamples,
                 confidence=inference.confidence,
-                method=inference.interval,
+                method=inference.mean_interval,
                 rng=random_stream(inference, f"{target}|{metric}|{','.join(cases)}", "bootstrap"),
                 where=f"accuracy of {target!r}",
             )
         low, high = interval.low, interval.high
-    return mean, low, high, count, tuple(ids)
+    return mean, low, high, len(per_case), tuple(ids)
+
+
+def _answered(
+    results: Results, answered: str | None, target: str, cases: Sequence[str]
+) -> tuple[float | None, tuple[str, ...]]:
+    """The share of readable outputs over every coordinate, and its measurements."""
+    if answered is None:
+        return None, ()
+    shared = memo(results)
+    shares: list[float] = []
+    ids: list[str] = []
+    for case in cases:
+        for coordinate, place in zip(shared.coordinates, shared.places, strict=True):
+            values, value_ids = cell_points(results, answered, target, case, coordinate, place)
+            shares.extend(values)
+            ids.extend(value_ids)
+    return (float(np.mean(shares)), tuple(ids)) if shares else (None, ())
+
+
+def _unscored(outputs: int, failed: int, where: str = "") -> str:
+    """Why a mean of the metric has no value: no output at all, or none could be scored."""
+    if outputs == failed:
+        return f"no successful output{where} ({failed} of {outputs} calls failed)"
+    return f"no output{where} could be scored (no correct answer to compare with)"
 
 
 def scorecard(
@@ -130,60 +163,48 @@ def scorecard(
     if metric not in {m.name for m in results.experiment.point_metrics}:
         known = [m.name for m in results.experiment.point_metrics]
         raise AnalysisError(f"no point metric {metric!r}; metrics: {known}")
-    accuracy, low, high, _, accuracy_ids = _case_mean(results, metric, name, chosen, inference)
+    accuracy, low, high, scored, accuracy_ids = _case_mean(results, metric, name, chosen, inference)
     shared = memo(results)
     wanted = set(chosen)
     outputs = [o for o in results.observations if o.target == name and o.case in wanted]
     failed = sum(1 for o in outputs if o.status == "failed")
-    answered_share: float | None = None
-    answered_ids: tuple[str, ...] = ()
-    if answered is not None:
-        shares: list[float] = []
-        readable_ids: list[str] = []
-        for case in chosen:
-            for coordinate, place in zip(shared.coordinates, shared.places, strict=True):
-                cell_values, cell_ids = cell_points(
-                    results, answered, name, case, coordinate, place
-                )
-                shares.extend(cell_values)
-                readable_ids.extend(cell_ids)
-        if shares:
-            answered_share = float(np.mean(shares))
-            answered_ids = tuple(readable_ids)
+    undefined: dict[str, str] = {}
+    if accuracy is None:
+        undefined["accuracy"] = _unscored(len(outputs), failed)
+    home = results.coordinate()
+    at_baseline = summarize_metric(results, metric, name, chosen, home, "baseline", inference)
+    if at_baseline.mean is None:
+        undefined["baseline_accuracy"] = _unscored(
+            sum(1 for o in outputs if o.coordinate == home),
+            sum(1 for o in outputs if o.coordinate == home and o.status == "failed"),
+            " at the baseline",
+        )
+    answered_share, answered_ids = _answered(results, answered, name, chosen)
+    if answered_share is None:
+        undefined["answered"] = (
+            "no answered metric given" if answered is None else _unscored(len(outputs), failed)
+        )
+    too_few = answered_shortfall(answered_share)
+    untested = "no permutation tests (permutations = 0)" if inference.permutations == 0 else None
+    readable = Readable(results, name, answered, answer)
     roles = axis_roles(results)
     axes: list[AxisScore] = []
-    spurious: list[float] = []
-    spurious_ids: list[str] = []
-    missed_same = 0
-    missed_total = 0
-    missed_ids: list[str] = []
+    overall = Tally()
+    shift_reasons: list[tuple[str, str]] = []
+    invariant_reasons: list[tuple[str, str]] = []
     for record in varied_axes(results):
-        _, home, line = axis_line(results, record.name, None)
+        _, base, line = axis_line(results, record.name, None)
         pairs = (
             list(itertools.pairwise(line))
             if record.scale != "nominal"
-            else [(home, c) for c in line if c != home]
+            else [(base, c) for c in line if c != base]
         )
         comparands = [_comparand(name, measure, record.name, a, b, chosen) for a, b in pairs]
-        axis_spurious: list[float] = []
-        axis_missed = [0, 0]
+        tally = Tally()
         for (first, second), comparand in zip(pairs, comparands, strict=True):
-            found = prepare(view, comparand)
-            excess = (found.between - found.within).tolist()
-            for index, case in enumerate(found.cases):
-                if same(shared.reference(case, first), shared.reference(case, second)):
-                    axis_spurious.append(excess[index])
-                    spurious_ids.extend(found.ids[index])
-                else:
-                    matrix, n_a = found.matrices[index], found.sizes[index]
-                    n_b = matrix.shape[0] - n_a
-                    axis_missed[0] += int(np.count_nonzero(matrix[:n_a, n_a:] == 0))
-                    axis_missed[1] += n_a * n_b
-                    missed_ids.extend(found.ids[index])
-        spurious.extend(axis_spurious)
-        missed_same += axis_missed[0]
-        missed_total += axis_missed[1]
-        with quiet_degenerate():
+            tally.add_step(shared, readable, chosen, first, second, prepare(view, comparand))
+        overall.merge(tally)
+        with quiet_caveats():
             computed = (
                 compare_transitions(view, comparands, inference, target=name) if comparands else []
             )
@@ -192,26 +213,73 @@ def scorecard(
             summarize_metric(results, metric, name, chosen, c, c[record.name], inference)
             for c in line
         )
+        role = "causal" if roles[record.name] == "causal" else "invariant"
+        axis_undefined: dict[str, str] = {}
+        where = f"spurious change of {name!r} on {record.name!r}"
+        spurious = tally.spurious(too_few, inference, f"{name}|{group}|{record.name}", where)
+        if spurious.reason is not None:
+            axis_undefined["spurious_change"] = spurious.reason
+        missed, missed_reason = tally.missed(too_few)
+        if missed_reason is not None:
+            axis_undefined["missed_change"] = missed_reason
+        shifts_reason = first_reason(untested, tally.shifts_reason(too_few))
+        if shifts_reason is not None:
+            axis_undefined["shifts"] = shifts_reason
+            shift_reasons.append((record.name, shifts_reason))
+            if role == "invariant":
+                invariant_reasons.append((record.name, shifts_reason))
         found_threshold = None
-        if answer is not None and roles[record.name] == "causal" and record.scale == "numeric":
-            found_threshold = threshold(
-                results, name, record.name, line, chosen, answer, metric, inference
+        if answer is not None and role == "causal" and record.scale == "numeric":
+            threshold_reason = first_reason(
+                too_few, tally.missed_reason(None) if tally.moved_pairs else None
             )
+            if threshold_reason is None:
+                found_threshold = threshold(
+                    results, name, record.name, line, chosen, answer, metric, inference
+                )
+                if found_threshold is None:
+                    threshold_reason = "no case's correct answer flips once along the axis"
+            if threshold_reason is not None:
+                axis_undefined["threshold"] = threshold_reason
         ids = tuple(dict.fromkeys(i for t in tested for i in t.measurement_ids))
         axes.append(
             AxisScore(
                 axis=record.name,
                 scale=record.scale,
-                role="causal" if roles[record.name] == "causal" else "invariant",
+                role=role,
                 accuracy=along,
-                spurious_change=float(np.mean(axis_spurious)) if axis_spurious else None,
-                missed_change=axis_missed[0] / axis_missed[1] if axis_missed[1] else None,
-                shifts=tuple(shifts),
+                spurious_change=spurious.value,
+                spurious_low=spurious.low,
+                spurious_high=spurious.high,
+                missed_change=missed,
+                shifts=() if shifts_reason is not None else tuple(shifts),
                 threshold=found_threshold,
+                undefined=axis_undefined,
                 measurement_ids=ids,
             )
         )
-    all_ids = tuple(dict.fromkeys([*accuracy_ids, *answered_ids, *spurious_ids, *missed_ids]))
+    spurious = overall.spurious(
+        too_few, inference, f"{name}|{group}|spurious", f"spurious change of {name!r}"
+    )
+    if spurious.reason is not None:
+        undefined["spurious_change"] = spurious.reason
+    missed, missed_reason = overall.missed(too_few)
+    if missed_reason is not None:
+        undefined["missed_change"] = missed_reason
+    for quantity, reasons in (("shifts", shift_reasons), ("invariant_shifts", invariant_reasons)):
+        reason = joined(reasons)
+        if reason is not None:
+            undefined[quantity] = reason
+    caveats = [t for axis in axes for shift in axis.shifts for t in shift.warnings]
+    if low is not None and scored < CASES_FOR_COVERAGE:
+        caveats.insert(
+            0,
+            f"intervals from {scored} cases are rough: their coverage was checked by simulation "
+            f"from {CASES_FOR_COVERAGE} cases up",
+        )
+    all_ids = tuple(
+        dict.fromkeys([*accuracy_ids, *answered_ids, *overall.spurious_ids, *overall.missed_ids])
+    )
     return Scorecard(
         target=name,
         group=group,
@@ -223,13 +291,21 @@ def scorecard(
         accuracy=accuracy,
         accuracy_low=low,
         accuracy_high=high,
+        baseline_accuracy=at_baseline.mean,
+        baseline_accuracy_low=at_baseline.low,
+        baseline_accuracy_high=at_baseline.high,
         answered=answered_share,
-        spurious_change=float(np.mean(spurious)) if spurious else None,
-        missed_change=missed_same / missed_total if missed_total else None,
+        spurious_change=spurious.value,
+        spurious_low=spurious.low,
+        spurious_high=spurious.high,
+        missed_change=missed,
         axes=tuple(axes),
+        undefined=undefined,
+        warnings=tuple(dict.fromkeys(caveats)),
         measurement_ids=all_ids,
         accuracy_ids=accuracy_ids,
+        baseline_accuracy_ids=at_baseline.measurement_ids,
         answered_ids=answered_ids,
-        spurious_ids=tuple(dict.fromkeys(spurious_ids)),
-        missed_ids=tuple(dict.fromkeys(missed_ids)),
+        spurious_ids=tuple(dict.fromkeys(overall.spurious_ids)),
+        missed_ids=tuple(dict.fromkeys(overall.missed_ids)),
     )

@@ -5,46 +5,55 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from scipy.optimize import isotonic_regression
 
 from modelscape._identity import AxisValue
-from modelscape.analysis.common import memo, quiet_degenerate, same
+from modelscape.analysis.common import memo, quiet_caveats, same
 from modelscape.analysis.records import Threshold, ThresholdCase
 from modelscape.answers import Answer
 from modelscape.results.results import Results
 from modelscape.stats import Inference, bootstrap_mean, random_stream
 from modelscape.task.coordinate import Coordinate
 
-__all__ = ["isotonic", "threshold"]
+__all__ = ["crossing", "isotonic", "threshold"]
 
 
 def isotonic(values: Sequence[float], weights: Sequence[float]) -> list[float]:
-    """The non-decreasing least-squares fit (pool adjacent violators; Barlow et al. 1972)."""
-    blocks: list[list[float]] = []  # [mean, weight, size]
-    for value, weight in zip(values, weights, strict=True):
-        blocks.append([value, weight, 1])
-        while len(blocks) > 1 and blocks[-2][0] > blocks[-1][0]:
-            mean_b, weight_b, size_b = blocks.pop()
-            mean_a, weight_a, size_a = blocks.pop()
-            total = weight_a + weight_b
-            mean = (mean_a * weight_a + mean_b * weight_b) / total if total else mean_a
-            blocks.append([mean, total, size_a + size_b])
-    fitted: list[float] = []
-    for mean, _, size in blocks:
-        fitted.extend([mean] * int(size))
-    return fitted
+    """The non-decreasing weighted least-squares fit (pool adjacent violators; Barlow et al.
+    1972), by :func:`scipy.optimize.isotonic_regression`. Weights must be positive."""
+    if not values:
+        return []
+    fitted = isotonic_regression(
+        np.asarray(values, dtype=np.float64), weights=np.asarray(weights, dtype=np.float64)
+    )
+    return [float(value) for value in fitted.x]
 
 
-def _crossing(
-    levels: Sequence[float], fitted: Sequence[float]
+def crossing(
+    levels: Sequence[float], shares: Sequence[float], weights: Sequence[float]
 ) -> tuple[float, float, float] | None:
-    """Where a non-decreasing fit first reaches one half: (point, bracket low, bracket high)."""
+    """Where the isotonic fit of ``shares`` first reaches one half: (point, low, high).
+
+    Levels without outputs (weight 0) carry no information and are left out. The point is
+    interpolated linearly between the last level below one half and the first at or above it,
+    which bracket it (``low``, ``high``); a fit at exactly one half places the point on that
+    level. None when fewer than two levels have outputs, when the fit never reaches one half,
+    or when it is there already at the first level (the flip lies outside the axis).
+    """
+    kept = [
+        (level, share, weight)
+        for level, share, weight in zip(levels, shares, weights, strict=True)
+        if weight > 0
+    ]
+    if len(kept) < 2:
+        return None
+    fitted = isotonic([share for _, share, _ in kept], [weight for _, _, weight in kept])
     for index, share in enumerate(fitted):
         if share >= 0.5:
             if index == 0:
                 return None
-            below, above = fitted[index - 1], share
-            low, high = levels[index - 1], levels[index]
-            point = low + (0.5 - below) / (above - below) * (high - low)
+            below, low, high = fitted[index - 1], kept[index - 1][0], kept[index][0]
+            point = low + (0.5 - below) / (share - below) * (high - low)
             return point, low, high
     return None
 
@@ -85,13 +94,12 @@ def threshold(
                 point = results.point(metric, o.id)
                 if point is not None:
                     ids.append(point.id)
-        fitted = isotonic(shares, weights)
-        crossing = _crossing(levels, fitted)
+        found = crossing(levels, shares, weights)
         expected_points.append(expected)
-        if crossing is None:
+        if found is None:
             per_case.append(ThresholdCase(case=case, expected=expected, observed=None))
             continue
-        observed, bracket_low, bracket_high = crossing
+        observed, bracket_low, bracket_high = found
         per_case.append(
             ThresholdCase(
                 case=case,
@@ -109,12 +117,12 @@ def threshold(
     low: float | None = None
     high: float | None = None
     if offsets and len(offsets) > 1 and inference.resamples > 0:
-        with quiet_degenerate():
+        with quiet_caveats():
             interval = bootstrap_mean(
                 offsets,
                 resamples=inference.resamples,
                 confidence=inference.confidence,
-                method=inference.interval,
+                method=inference.mean_interval,
                 rng=random_stream(inference, f"{target}|threshold|{axis}", "bootstrap"),
                 where=f"threshold of {axis!r}",
             )

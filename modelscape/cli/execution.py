@@ -8,13 +8,12 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import click
 
 from modelscape.errors import ModelscapeError
 from modelscape.execution.config import ExecutionConfig
-from modelscape.execution.resolve import load_object, load_targets, resolve_target
+from modelscape.execution.resolve import load_targets, resolve_target
 from modelscape.execution.runner import Progress, Runner
 from modelscape.results.results import Results
 from modelscape.scenario import Scenario
@@ -25,19 +24,9 @@ __all__ = ["register"]
 
 def _scenario(spec: str) -> Scenario:
     """The scenario of a spec file or shipped name, or of ``python:module:attribute``."""
-    if spec.startswith("python:"):
-        found: Any = load_object(spec.removeprefix("python:"))
-        if callable(found) and not isinstance(found, Scenario):
-            found = found()
-    else:
-        from modelscape.specs import load_spec
+    from modelscape.cli.review import scenario_of
 
-        found = load_spec(spec)
-    if hasattr(found, "scenario") and not isinstance(found, Scenario):
-        found = found.scenario()
-    if not isinstance(found, Scenario):
-        raise click.UsageError(f"{spec} names a {type(found).__name__}, not a spec or scenario")
-    return found
+    return scenario_of(spec)
 
 
 # A progress line for a log (a file or a CI console, not a terminal) every this many seconds.

@@ -33,15 +33,16 @@ def _is_report(source: str) -> bool:
 def page(source: str, store_path: Path | None, output: Path | None) -> None:
     """Write a scenario or a report as one HTML file that works offline.
 
-    SPEC (a YAML file or the name of a shipped spec) gives a page to review the scenario before
-    it runs: every axis, and every variant's prompt with its changes marked. REPORT (a report
-    JSON file from `modelscape report -o`) gives the report's page; with --store, every number
-    on it opens the outputs it was computed from.
+    SPEC (a YAML file, the name of a shipped spec, or python:module:NAME naming a Scenario)
+    gives a page to review the scenario before it runs: every axis, and every variant's prompt
+    with its changes marked. REPORT (a report JSON file from `modelscape report -o`) gives the
+    report's page; with --store, every number on it opens the outputs it was computed from.
     """
     from modelscape.errors import ModelscapeError
     from modelscape.pages import ReportPage, ScenarioPage
 
-    target = check_output(output or Path(Path(source).stem + ".html"), "-o")
+    name = source.rsplit(":", 1)[-1] if source.startswith("python:") else Path(source).stem
+    target = check_output(output or Path(name + ".html"), "-o")
     rendered: ReportPage | ScenarioPage
     if _is_report(source):
         rendered = ReportPage(source, store_path)

@@ -6,6 +6,7 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -15,11 +16,37 @@ from modelscape.scenario import Scenario
 __all__ = ["register", "spreadsheet_safe"]
 
 
-def scenario_of(spec: str) -> Scenario:
-    """The scenario of a spec file or shipped spec name."""
+def scenario_of(reference: str) -> Scenario:
+    """The scenario a command names: a spec file, a shipped spec name, or python:module:NAME.
+
+    ``python:module:NAME`` (or ``python:path/to/file.py:NAME``) names a Scenario, a Spec, or a
+    function called without arguments that returns either; every command that takes a
+    scenario reads it here, so ``describe``, ``example``, ``prompts``, ``page`` and ``run``
+    accept the same references.
+    """
+    from modelscape.errors import SpecError
     from modelscape.specs import load_spec
 
-    return load_spec(spec).scenario()
+    if not reference.startswith("python:"):
+        return load_spec(reference).scenario()
+    from modelscape.execution.resolve import load_object
+
+    found: Any = load_object(reference.removeprefix("python:"))
+    if callable(found) and not isinstance(found, Scenario) and not hasattr(found, "scenario"):
+        try:
+            found = found()
+        except Exception as error:
+            raise SpecError(
+                f"{reference}: calling it to make the scenario raised {error!r}"
+            ) from error
+    if hasattr(found, "scenario") and not isinstance(found, Scenario):
+        found = found.scenario()
+    if not isinstance(found, Scenario):
+        raise SpecError(
+            f"{reference} names a {type(found).__name__}, not a spec or scenario (name a "
+            "Scenario, a Spec, or a function that returns one)"
+        )
+    return found
 
 
 @click.command()
@@ -27,7 +54,8 @@ def scenario_of(spec: str) -> Scenario:
 def describe(spec: str) -> None:
     """Check a scenario and print its cases, axes, variants and calls per target.
 
-    SPEC is a YAML file or the name of a shipped spec (see `modelscape specs`).
+    SPEC is a YAML file, the name of a shipped spec (see `modelscape specs`), or
+    python:module:NAME naming a Scenario, as `run` takes it.
     """
     click.echo(scenario_of(spec).describe())
 
@@ -37,7 +65,8 @@ def describe(spec: str) -> None:
 def example(spec: str) -> None:
     """Print every variant of a scenario's first case with its correct answer and prompt.
 
-    SPEC is a YAML file or the name of a shipped spec (see `modelscape specs`).
+    SPEC is a YAML file, the name of a shipped spec (see `modelscape specs`), or
+    python:module:NAME naming a Scenario, as `run` takes it.
     """
     click.echo(scenario_of(spec).example())
 
@@ -58,9 +87,10 @@ def example(spec: str) -> None:
 def prompts(spec: str, output_format: str, output: str | None) -> None:
     """Write every prompt a scenario sends, one row per variant.
 
-    SPEC is a YAML file or the name of a shipped spec (see `modelscape specs`). In CSV, a
-    text cell that starts with =, +, -, @, a tab or a carriage return gets a leading ' so
-    that a spreadsheet shows it instead of running it as a formula; jsonl is unchanged.
+    SPEC is a YAML file, the name of a shipped spec (see `modelscape specs`), or
+    python:module:NAME naming a Scenario, as `run` takes it. In CSV, a text cell that starts
+    with =, +, -, @, a tab or a carriage return gets a leading ' so that a spreadsheet shows
+    it instead of running it as a formula; jsonl is unchanged.
     """
     if output is not None:
         check_output(Path(output), "-o")

@@ -32,8 +32,8 @@ def label(text: object) -> str:
     return html.escape(str(text), quote=False)
 
 
-def _bound(value: float | None, excess: float, *, upper: bool) -> float:
-    if value is None:
+def _bound(value: float | None, excess: float | None, *, upper: bool) -> float:
+    if value is None or excess is None:
         return 0.0
     return max(value - excess, 0.0) if upper else max(excess - value, 0.0)
 
@@ -65,7 +65,8 @@ def profile_figure(
 ) -> Figure:
     """Excess change against the baseline along one axis, one trace per target.
 
-    Error bars are the bootstrap intervals; candidate boundaries are marked between the two
+    Error bars are the intervals; a comparison that could not be computed leaves a gap.
+    Candidate boundaries are marked between the two
     values of their step (on a nominal axis, at the value compared with the baseline). The
     evidence lists give, per profile, the evidence index of each point (None when untraced),
     which the page opens when a point is clicked.
@@ -158,6 +159,12 @@ def profile_figure(
 
 
 def _hover(target: str, transition: Transition) -> str:
+    if transition.excess is None:
+        # An insufficient point is left out of the line (plotly draws no marker for null).
+        return label(
+            f"{target} · {transition.before} → {transition.after}: not computed, "
+            f"{transition.insufficient}"
+        )
     interval = (
         ""
         if transition.low is None or transition.high is None

@@ -30,13 +30,28 @@ class Cell:
     """One number as the page shows it: its text, and the evidence set behind it (if any).
 
     ``label`` names the number in the panel that lists its outputs; ``count`` is how many
-    outputs that is.
+    outputs that is. ``reason`` says why a number could not be computed (the text is then
+    "n/a"); ``caveats`` say why an interval deserves caution.
     """
 
     text: str
     label: str
     evidence: int | None = None
     count: int = 0
+    reason: str | None = None
+    caveats: tuple[str, ...] = ()
+
+    def undefined(self, reason: str | None) -> Cell:
+        """This cell as "n/a" with the reason, when there is one."""
+        if reason is None:
+            return self
+        return Cell(text="n/a", label=self.label, reason=reason)
+
+    def warned(self, caveats: tuple[str, ...]) -> Cell:
+        """This cell with caveats about its interval."""
+        if not caveats:
+            return self
+        return Cell(self.text, self.label, self.evidence, self.count, self.reason, caveats)
 
 
 def _runs(indices: Sequence[int]) -> list[int]:

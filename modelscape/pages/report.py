@@ -13,18 +13,20 @@ import os
 from collections.abc import Sequence
 from typing import Any, TypeAlias
 
-from modelscape.analysis.records import BehaviorProfile, Scorecard, Transition
+from pydantic import BaseModel
+
+from modelscape.analysis.records import AxisScore, BehaviorProfile, Scorecard, Transition
 from modelscape.errors import ReportError
 from modelscape.pages.charts import profile_figure, sensitivity_figure
 from modelscape.pages.evidence import Cell, Evidence
 from modelscape.pages.page import Page
 from modelscape.pages.scenario import show_value
 from modelscape.report.report import Report
-from modelscape.report.summary import interval, number
+from modelscape.report.summary import NEGATIVE, interval, number
 from modelscape.results.results import Results
 from modelscape.store import Store, open_store
 
-__all__ = ["Outputs", "ReportPage", "load_outputs"]
+__all__ = ["Outputs", "ReportPage", "disagreement", "load_outputs"]
 
 #: Where a report's outputs come from: the run's results, a store, or a store file.
 Outputs: TypeAlias = Results | Store | str | os.PathLike[str]
@@ -55,8 +57,62 @@ def load_outputs(outputs: Outputs, experiment: str) -> Results:
             store.close()
 
 
+def _measurement_ids(value: object, found: set[str]) -> None:
+    """Every measurement id a report names, from any record inside it."""
+    if isinstance(value, BaseModel):
+        for name in type(value).model_fields:
+            item = getattr(value, name)
+            if name.endswith("_ids") and isinstance(item, tuple):
+                found.update(i for i in item if isinstance(i, str))
+            else:
+                _measurement_ids(item, found)
+    elif isinstance(value, tuple | list):
+        for item in value:
+            _measurement_ids(item, found)
+    elif isinstance(value, dict):
+        for item in value.values():
+            _measurement_ids(item, found)
+
+
+def disagreement(report: Report, store: str | os.PathLike[str]) -> str | None:
+    """Why a store does not back a report's numbers, or None when it does.
+
+    The store must hold the report's experiment and every measurement the report names; a
+    report made from another run (or a store that lost records) would otherwise show numbers
+    whose outputs cannot be opened. Checked by id, without loading the run.
+    """
+    opened = open_store(store)
+    try:
+        known = {record.id for record in opened.experiments()}
+        if report.experiment not in known:
+            return f"the store holds no experiment {report.experiment} (the report's)"
+        wanted: set[str] = set()
+        _measurement_ids(report, wanted)
+        missing = wanted - opened.measurement_ids(sorted(wanted))
+        if missing:
+            return (
+                f"{len(missing)} of the {len(wanted)} measurements the report names are not "
+                f"in the store (such as {sorted(missing)[0]})"
+            )
+        return None
+    finally:
+        opened.close()
+
+
 def _p(value: float | None) -> str:
     return "—" if value is None else f"{value:.3g}"
+
+
+def _has_negative(report: Report) -> bool:
+    """Whether the page shows a negative excess somewhere, which then gets its note."""
+    values = [
+        value
+        for card in report.scorecards
+        for value in (card.spurious_change, *(a.spurious_change for a in card.axes))
+    ]
+    values.extend(t.excess for p in report.profiles for t in (*p.baseline, *p.local))
+    values.extend(c.excess for d in report.divergences for c in d.contrasts)
+    return any(value is not None and value < 0 for value in values)
 
 
 def _coordinate(values: dict[str, Any]) -> str:
@@ -107,7 +163,9 @@ class ReportPage(Page):
                             c.measurement_ids,
                             f"{d.second} against {d.first} at {_coordinate(c.coordinate)}: "
                             "excess answer change",
-                        ),
+                        )
+                        .undefined(c.insufficient)
+                        .warned(c.warnings),
                         "p": _p(c.adjusted_p),
                         "candidate": c in d.candidates,
                     }
@@ -138,6 +196,7 @@ class ReportPage(Page):
         self.attachments = evidence.attachments
         return {
             "report": report,
+            "negative": NEGATIVE if _has_negative(report) else None,
             "attached": self.results is not None,
             "scorecards": scorecards,
             "divergences": divergences,
@@ -180,87 +239,107 @@ class ReportPage(Page):
                 for o in self.results.failed
                 if o.target == card.target and (cases is None or o.case in cases)
             ]
+        missing = card.undefined
+        shift_reason = missing.get("invariant_shifts") or missing.get("shifts")
         return {
             "card": card,
             "accuracy": evidence.cell(
                 interval(card.accuracy, card.accuracy_low, card.accuracy_high),
                 card.accuracy_ids,
                 f"{where}: accuracy",
-            ),
+            )
+            .undefined(missing.get("accuracy"))
+            .warned(card.warnings),
+            "baseline": evidence.cell(
+                interval(
+                    card.baseline_accuracy, card.baseline_accuracy_low, card.baseline_accuracy_high
+                ),
+                card.baseline_accuracy_ids,
+                f"{where}: accuracy at the baseline",
+            ).undefined(missing.get("baseline_accuracy")),
             "answered": evidence.cell(
                 number(card.answered), card.answered_ids, f"{where}: share answered"
-            ),
+            ).undefined(missing.get("answered")),
             "spurious": evidence.cell(
-                number(card.spurious_change, 3), card.spurious_ids, f"{where}: spurious change"
-            ),
+                interval(card.spurious_change, card.spurious_low, card.spurious_high, 3),
+                card.spurious_ids,
+                f"{where}: spurious change",
+            ).undefined(missing.get("spurious_change")),
             "missed": evidence.cell(
                 number(card.missed_change, 3), card.missed_ids, f"{where}: missed change"
-            ),
+            ).undefined(missing.get("missed_change")),
             "shifts": evidence.cell(
                 f"{shifts} ({card.invariant_shifts} invariant)", shift_ids, f"{where}: shifts"
-            ),
+            ).undefined(shift_reason),
             "failed": evidence.outputs(str(card.failed), failed, f"{where}: failed calls"),
-            "axes": [
-                {
-                    "axis": axis,
-                    "spurious": evidence.cell(
-                        number(axis.spurious_change, 3),
-                        axis.measurement_ids,
-                        f"{where} · {axis.axis}: spurious change",
+            "axes": [self._axis(card, axis, evidence) for axis in card.axes],
+        }
+
+    @staticmethod
+    def _axis(card: Scorecard, axis: AxisScore, evidence: Evidence) -> dict[str, Any]:
+        where = f"{card.target} · {card.group}"
+        missing = axis.undefined
+        return {
+            "axis": axis,
+            "spurious": evidence.cell(
+                interval(axis.spurious_change, axis.spurious_low, axis.spurious_high, 3),
+                axis.measurement_ids,
+                f"{where} · {axis.axis}: spurious change",
+            ).undefined(missing.get("spurious_change")),
+            "missed": evidence.cell(
+                number(axis.missed_change, 3),
+                axis.measurement_ids,
+                f"{where} · {axis.axis}: missed change",
+            ).undefined(missing.get("missed_change")),
+            "shifts_reason": missing.get("shifts"),
+            "threshold_reason": missing.get("threshold"),
+            "accuracy": [
+                (
+                    show_value(point.value),
+                    evidence.cell(
+                        interval(point.mean, point.low, point.high),
+                        point.measurement_ids,
+                        f"{where} · accuracy at {axis.axis} = {show_value(point.value)}",
                     ),
-                    "missed": evidence.cell(
-                        number(axis.missed_change, 3),
-                        axis.measurement_ids,
-                        f"{where} · {axis.axis}: missed change",
-                    ),
-                    "accuracy": [
-                        (
-                            show_value(point.value),
-                            evidence.cell(
-                                interval(point.mean, point.low, point.high),
-                                point.measurement_ids,
-                                f"{where} · accuracy at {axis.axis} = {show_value(point.value)}",
-                            ),
-                        )
-                        for point in axis.accuracy
-                    ],
-                    "shifts": [
-                        (
-                            f"{shift.before} → {shift.after}",
-                            evidence.cell(
-                                interval(shift.excess, shift.low, shift.high),
-                                shift.measurement_ids,
-                                f"{where} · shift {shift.axis}: {shift.before} → {shift.after}",
-                            ),
-                        )
-                        for shift in axis.shifts
-                    ],
-                    "threshold": None
-                    if axis.threshold is None
-                    else {
-                        "record": axis.threshold,
-                        "offset": evidence.cell(
-                            interval(
-                                axis.threshold.offset, axis.threshold.low, axis.threshold.high
-                            ),
-                            axis.threshold.measurement_ids,
-                            f"{where} · threshold on {axis.axis}: offset",
-                        ),
-                        "expected": number(axis.threshold.expected),
-                        "observed": number(axis.threshold.observed),
-                    },
-                }
-                for axis in card.axes
+                )
+                for point in axis.accuracy
             ],
+            "shifts": [
+                (
+                    f"{shift.before} → {shift.after}",
+                    evidence.cell(
+                        interval(shift.excess, shift.low, shift.high),
+                        shift.measurement_ids,
+                        f"{where} · shift {shift.axis}: {shift.before} → {shift.after}",
+                    ).warned(shift.warnings),
+                )
+                for shift in axis.shifts
+            ],
+            "threshold": None
+            if axis.threshold is None
+            else {
+                "record": axis.threshold,
+                "offset": evidence.cell(
+                    interval(axis.threshold.offset, axis.threshold.low, axis.threshold.high),
+                    axis.threshold.measurement_ids,
+                    f"{where} · threshold on {axis.axis}: offset",
+                ),
+                "expected": number(axis.threshold.expected),
+                "observed": number(axis.threshold.observed),
+            },
         }
 
     # -- profiles --------------------------------------------------------------------------------
     def _transition(self, transition: Transition, evidence: Evidence, what: str) -> Cell:
-        return evidence.cell(
-            interval(transition.excess, transition.low, transition.high),
-            transition.measurement_ids,
-            f"{transition.target} · {what} {transition.axis}: "
-            f"{show_value(transition.before)} → {show_value(transition.after)}",
+        return (
+            evidence.cell(
+                interval(transition.excess, transition.low, transition.high),
+                transition.measurement_ids,
+                f"{transition.target} · {what} {transition.axis}: "
+                f"{show_value(transition.before)} → {show_value(transition.after)}",
+            )
+            .undefined(transition.insufficient)
+            .warned(transition.warnings)
         )
 
     def _profiles(self, evidence: Evidence) -> list[dict[str, Any]]:

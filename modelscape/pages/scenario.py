@@ -1,7 +1,8 @@
 """ScenarioPage: a scenario as one page, to review every prompt before anything runs.
 
 Each variant's prompt is shown against its case's baseline prompt with the changed words marked
-(a word-level diff), so a reviewer sees at a glance what every perturbation does to the text.
+(a word-level diff), so a reviewer sees at a glance what every perturbation does to the text,
+and with the attributes its steps moved besides their own (declared free by the perturbation).
 """
 
 from __future__ import annotations
@@ -181,6 +182,11 @@ class ScenarioPage(Page):
         return {
             "id": variant.id,
             "label": label,
+            "also": [
+                f"{change.attribute}: {show_value(change.before)} → {show_value(change.after)}"
+                for step in variant.steps
+                for change in step.also
+            ],
             "baseline": not changed,
             "reference": show_value(variant.reference),
             "parts": _parts(variant.prompt, first.prompt, system=system),

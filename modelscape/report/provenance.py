@@ -26,6 +26,8 @@ class TargetProvenance(FrozenModel):
 
     ``models`` counts the outputs by the model version the provider reported (a provider may
     route one name to several versions over a run); ``latency`` is the mean seconds per call.
+    ``first_error`` is the error of the target's earliest failed call, so that a target that
+    failed (a dead server, a bad key) says why in the report.
     """
 
     name: str
@@ -38,6 +40,7 @@ class TargetProvenance(FrozenModel):
     input_tokens: int = 0
     output_tokens: int = 0
     latency: float | None = None
+    first_error: str | None = None
 
 
 class Provenance(FrozenModel):
@@ -64,6 +67,9 @@ class Provenance(FrozenModel):
             outputs = [o for o in results.observations if o.target == identity.name]
             models = Counter(o.output.model for o in outputs if o.output.model)
             latencies = [o.output.latency or o.duration for o in outputs if o.status == "ok"]
+            failures = [o for o in outputs if o.status == "failed"]
+            # The earliest by start time; unstarted records (no time) in stored order.
+            first = min(failures, key=lambda o: o.started or float("inf"), default=None)
             targets.append(
                 TargetProvenance(
                     name=identity.name,
@@ -72,7 +78,7 @@ class Provenance(FrozenModel):
                     parameters=identity.parameters,
                     models=dict(sorted(models.items())),
                     observations=len(outputs),
-                    failed=sum(1 for o in outputs if o.status == "failed"),
+                    failed=len(failures),
                     input_tokens=sum(
                         o.output.usage.input_tokens for o in outputs if o.output.usage
                     ),
@@ -80,6 +86,9 @@ class Provenance(FrozenModel):
                         o.output.usage.output_tokens for o in outputs if o.output.usage
                     ),
                     latency=sum(latencies) / len(latencies) if latencies else None,
+                    first_error=None
+                    if first is None
+                    else (first.output.error or "failed without an error message"),
                 )
             )
         starts = [o.started for o in results.observations if o.started]

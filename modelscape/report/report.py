@@ -16,13 +16,16 @@ from modelscape.analysis.records import AxisSensitivity, BehaviorProfile, Diverg
 from modelscape.answers import Answer, answer_of
 from modelscape.errors import ReportError
 from modelscape.report.provenance import Provenance
+from modelscape.report.upgrade import upgrade_format_1
 from modelscape.results.results import Results
 from modelscape.stats import BoundaryCriterion, Inference
 
 __all__ = ["FORMAT", "Report", "build_report"]
 
-#: The version of the report file layout; raised whenever a release changes it.
-FORMAT = 1
+#: The version of the report file layout; raised whenever a release changes it. Format 2
+#: added the reasons of undefined quantities, baseline accuracy, the spurious-change interval,
+#: insufficient transitions and each target's first error; format 1 files still load.
+FORMAT = 2
 
 METRIC = "correct"
 ANSWERED = "answered"
@@ -66,8 +69,9 @@ class Report(FrozenModel):
         )
 
     def save(self, path: str | PathLike[str]) -> None:
-        """Write the report as JSON."""
-        Path(path).write_text(self.model_dump_json(indent=1), encoding="utf-8")
+        """Write the report as JSON, in the current file layout."""
+        current = self.model_copy(update={"format": FORMAT})
+        Path(path).write_text(current.model_dump_json(indent=1), encoding="utf-8")
 
     @classmethod
     def load(cls, path: str | PathLike[str]) -> Report:
@@ -86,6 +90,8 @@ class Report(FrozenModel):
                 f"{file} was written in report format {data['format']}, newer than this "
                 f"modelscape reads ({FORMAT}); upgrade modelscape to read it"
             )
+        if data["format"] == 1:
+            data = upgrade_format_1(data)
         try:
             return cls.model_validate(data)
         except ValidationError as error:

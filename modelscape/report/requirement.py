@@ -29,23 +29,63 @@ def _shifts(card: Scorecard) -> float:
     return float(sum(len(axis.shifts) for axis in card.axes))
 
 
+def _largest(divergence: Divergence) -> float | None:
+    largest = divergence.largest
+    return None if largest is None else largest.excess
+
+
 #: Scorecard quantities a requirement may bound.
 SCORECARD_QUANTITIES: dict[str, Callable[[Scorecard], float | None]] = {
     "accuracy": lambda c: c.accuracy,
     "accuracy_low": lambda c: c.accuracy_low,
     "accuracy_high": lambda c: c.accuracy_high,
+    "baseline_accuracy": lambda c: c.baseline_accuracy,
+    "baseline_accuracy_low": lambda c: c.baseline_accuracy_low,
+    "baseline_accuracy_high": lambda c: c.baseline_accuracy_high,
     "answered": lambda c: c.answered,
     "spurious_change": lambda c: c.spurious_change,
+    "spurious_low": lambda c: c.spurious_low,
+    "spurious_high": lambda c: c.spurious_high,
     "missed_change": lambda c: c.missed_change,
     "invariant_shifts": lambda c: float(c.invariant_shifts),
     "shifts": _shifts,
     "failed": lambda c: float(c.failed),
 }
+#: The scorecard quantity whose reason explains each bound of an interval.
+_BASE = {
+    "accuracy_low": "accuracy",
+    "accuracy_high": "accuracy",
+    "baseline_accuracy_low": "baseline_accuracy",
+    "baseline_accuracy_high": "baseline_accuracy",
+    "spurious_low": "spurious_change",
+    "spurious_high": "spurious_change",
+}
 #: Divergence quantities: the largest excess over coordinates, and how many are divergent.
 DIVERGENCE_QUANTITIES: dict[str, Callable[[Divergence], float | None]] = {
-    "divergence": lambda d: max((c.excess for c in d.contrasts), default=0.0),
+    "divergence": _largest,
     "divergent": lambda d: float(len(d.candidates)),
 }
+
+
+def _card_value(card: Scorecard, quantity: str) -> tuple[float | None, str | None]:
+    """A scorecard quantity, or None and why (undefined, or not measured)."""
+    reason = card.undefined.get(_BASE.get(quantity, quantity))
+    if reason is not None:
+        return None, reason
+    value = SCORECARD_QUANTITIES[quantity](card)
+    if value is None and quantity in _BASE and card.undefined.get(_BASE[quantity]) is None:
+        return None, "no interval (resamples = 0, or a single case)"
+    return value, None if value is not None else "not measured"
+
+
+def _divergence_value(divergence: Divergence, quantity: str) -> tuple[float | None, str | None]:
+    value = DIVERGENCE_QUANTITIES[quantity](divergence)
+    if value is not None:
+        return value, None
+    reasons = [c.insufficient for c in divergence.contrasts if c.insufficient]
+    return None, reasons[0] if reasons else "no coordinate was compared"
+
+
 _PATTERN = re.compile(
     r"^\s*(?:(?P<group>[^:<>=\s]+)\s*:\s*)?(?P<quantity>[a-z_]+)\s*(?P<op>>=|<=|==|>|<)\s*"
     r"(?P<bound>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$"
@@ -56,10 +96,13 @@ class Requirement(FrozenModel):
     """A bound on one report quantity, such as ``accuracy>=0.9`` or ``control:accuracy>=0.9``.
 
     ``group`` limits a scorecard quantity to one case group (``all`` by default). Scorecard
-    quantities: accuracy, accuracy_low, accuracy_high, answered, spurious_change, missed_change,
-    invariant_shifts, shifts, failed. Divergence quantities (each target against the first):
-    divergence (the largest excess) and divergent (how many coordinates are candidates).
-    A quantity that could not be measured misses every bound.
+    quantities: accuracy, accuracy_low, accuracy_high, baseline_accuracy (accuracy at the
+    baseline coordinate alone) with baseline_accuracy_low and _high, answered,
+    spurious_change with spurious_low and spurious_high, missed_change, invariant_shifts,
+    shifts, failed. Divergence quantities (each target against the first): divergence (the
+    largest excess) and divergent (how many coordinates are candidates). A quantity that is
+    undefined (too few read answers, nothing to measure) or could not be measured misses
+    every bound, and the violation says why.
     """
 
     group: str | None = None
@@ -113,17 +156,20 @@ class Requirement(FrozenModel):
         test = _OPERATORS[self.operator]
         lines: list[str] = []
 
-        def check(subject: str, value: float | None) -> None:
+        def check(subject: str, found: tuple[float | None, str | None]) -> None:
+            value, reason = found
             if value is None:
-                lines.append(f"{subject}: {self.quantity} could not be measured ({self})")
+                lines.append(f"{subject}: {self.quantity} is n/a ({reason}), so it misses {self}")
             elif not test(value, self.bound):
                 lines.append(f"{subject}: {self.quantity} {value:.4g} misses {self}")
 
         if self.quantity in DIVERGENCE_QUANTITIES:
-            read = DIVERGENCE_QUANTITIES[self.quantity]
             for divergence in report.divergences:
                 if targets is None or divergence.second in targets:
-                    check(f"{divergence.second} vs {divergence.first}", read(divergence))
+                    check(
+                        f"{divergence.second} vs {divergence.first}",
+                        _divergence_value(divergence, self.quantity),
+                    )
             return lines
         group = self.group or "all"
         if group not in report.groups:
@@ -133,8 +179,7 @@ class Requirement(FrozenModel):
                 f"requirement {self}: no group {group!r}{extra} in the report; groups: "
                 f"{', '.join(report.groups)}"
             )
-        read_card = SCORECARD_QUANTITIES[self.quantity]
         for card in report.scorecards:
             if card.group == group and (targets is None or card.target in targets):
-                check(f"{card.target} · {group}", read_card(card))
+                check(f"{card.target} · {group}", _card_value(card, self.quantity))
         return lines

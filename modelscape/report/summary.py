@@ -1,14 +1,29 @@
-"""The report as the command line prints it: compact, aligned, readable in a CI log."""
+"""The report as the command line prints it: compact, aligned, readable in a CI log.
+
+A number that could not be computed shows as ``n/a [k]``, with note k below the tables giving
+the reason (the row says whose number it is); an interval with a caveat (too few cases for its
+coverage to be known) is marked the same way. A negative excess gets a note that says what it
+means.
+"""
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from modelscape.analysis.records import Scorecard
     from modelscape.report.report import Report
 
-__all__ = ["summarize"]
+__all__ = ["NEGATIVE", "Notes", "interval", "number", "summarize"]
+
+#: What a negative excess change means, wherever one is shown.
+NEGATIVE = (
+    "answers differed less across the step than between repetitions: an unbiased estimate of "
+    "no change that fell below zero by chance; its interval says how far from zero the change "
+    "may be"
+)
 
 
 def number(value: float | None, digits: int = 2) -> str:
@@ -16,13 +31,38 @@ def number(value: float | None, digits: int = 2) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def interval(value: float | None, low: float | None, high: float | None) -> str:
+def interval(value: float | None, low: float | None, high: float | None, digits: int = 2) -> str:
     """A value with its interval, such as ``0.72 [0.61, 0.85]``."""
     if value is None:
         return "—"
     if low is None or high is None:
-        return number(value)
-    return f"{number(value)} [{number(low)}, {number(high)}]"
+        return number(value, digits)
+    return f"{number(value, digits)} [{number(low, digits)}, {number(high, digits)}]"
+
+
+class Notes:
+    """Numbered notes under a table; one number per distinct text."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def mark(self, text: str) -> str:
+        """The marker ``[k]`` of a note, added if new."""
+        if text not in self.texts:
+            self.texts.append(text)
+        return f"[{self.texts.index(text) + 1}]"
+
+    def lines(self) -> list[str]:
+        """The notes, each wrapped to the width of a terminal."""
+        lines: list[str] = []
+        for index, text in enumerate(self.texts, start=1):
+            marker = f"  [{index}] "
+            lines.extend(
+                textwrap.wrap(
+                    text, width=100, initial_indent=marker, subsequent_indent=" " * len(marker)
+                )
+            )
+        return lines
 
 
 def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
@@ -37,49 +77,65 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     return lines
 
 
-def summarize(report: Report) -> str:
-    """Scorecards, boundaries, thresholds and divergences of a report as aligned text."""
-    inference = report.inference
-    criterion = report.criterion
-    lines = [
-        f"{report.scenario} (version {report.version}) · experiment {report.experiment} · "
-        f"{len(report.targets)} target{'s' if len(report.targets) != 1 else ''} · "
-        f"{report.cases} cases · {report.repetitions} repetitions",
-        f"boundaries: Holm-adjusted p <= {criterion.alpha:g} and excess > {criterion.min_excess:g}"
-        f" · {inference.permutations} permutations, {inference.resamples} resamples, "
-        f"{inference.confidence:.0%} intervals",
-        "",
-    ]
+def _cell(card: Scorecard, quantity: str, text: str, notes: Notes) -> str:
+    reason = card.undefined.get(quantity)
+    if reason is None:
+        return text
+    return f"n/a {notes.mark(reason)}"
+
+
+def _scorecards(report: Report, notes: Notes) -> list[str]:
     rows = []
     for card in report.scorecards:
         shifts = sum(len(a.shifts) for a in card.axes)
+        spurious = interval(card.spurious_change, card.spurious_low, card.spurious_high, 3)
+        if card.spurious_change is not None and card.spurious_change < 0:
+            spurious += f" {notes.mark('negative excess: ' + NEGATIVE)}"
+        undefined_shifts = "shifts" in card.undefined or "invariant_shifts" in card.undefined
+        shift_text = f"{shifts} ({card.invariant_shifts})"
+        if undefined_shifts:
+            reason = card.undefined.get("invariant_shifts") or card.undefined["shifts"]
+            shift_text = f"n/a {notes.mark(reason)}"
+        accuracy = interval(card.accuracy, card.accuracy_low, card.accuracy_high)
+        for warning in card.warnings:
+            accuracy += f" {notes.mark(warning)}"
         rows.append(
             [
                 card.target,
                 card.group,
-                interval(card.accuracy, card.accuracy_low, card.accuracy_high),
-                number(card.answered),
-                number(card.spurious_change, 3),
-                number(card.missed_change, 3),
-                f"{shifts} ({card.invariant_shifts})",
+                _cell(card, "accuracy", accuracy, notes),
+                _cell(
+                    card,
+                    "baseline_accuracy",
+                    interval(
+                        card.baseline_accuracy,
+                        card.baseline_accuracy_low,
+                        card.baseline_accuracy_high,
+                    ),
+                    notes,
+                ),
+                _cell(card, "answered", number(card.answered), notes),
+                _cell(card, "spurious_change", spurious, notes),
+                _cell(card, "missed_change", number(card.missed_change, 3), notes),
+                shift_text,
                 str(card.failed),
             ]
         )
-    lines.extend(
-        _table(
-            [
-                "target",
-                "group",
-                "accuracy",
-                "answered",
-                "spurious",
-                "missed",
-                "shifts (inv.)",
-                "failed",
-            ],
-            rows,
-        )
-    )
+    header = [
+        "target",
+        "group",
+        "accuracy",
+        "at baseline",
+        "answered",
+        "spurious",
+        "missed",
+        "shifts (inv.)",
+        "failed",
+    ]
+    return _table(header, rows)
+
+
+def _boundaries(report: Report, notes: Notes) -> list[str]:
     boundaries = [
         (card.target, axis, shift)
         for card in report.scorecards
@@ -87,67 +143,124 @@ def summarize(report: Report) -> str:
         for axis in card.axes
         for shift in axis.shifts
     ]
-    lines.append("")
-    if boundaries:
-        lines.append("candidate boundaries (where answers changed beyond run-to-run noise)")
-        lines.extend(
-            "  " + line
-            for line in _table(
-                ["target", "step", "role", "excess", "p (Holm)"],
-                [
-                    [
-                        target,
-                        f"{shift.axis}: {shift.before} → {shift.after}",
-                        axis.role,
-                        interval(shift.excess, shift.low, shift.high),
-                        "—" if shift.adjusted_p is None else f"{shift.adjusted_p:.3g}",
-                    ]
-                    for target, axis, shift in boundaries
-                ],
-            )
+    if not boundaries:
+        return ["candidate boundaries: none"]
+    rows = []
+    for target, axis, shift in boundaries:
+        excess = interval(shift.excess, shift.low, shift.high)
+        for warning in shift.warnings:
+            excess += f" {notes.mark(warning)}"
+        if shift.excess < 0:
+            excess += f" {notes.mark('negative excess: ' + NEGATIVE)}"
+        rows.append(
+            [
+                target,
+                f"{shift.axis}: {shift.before} → {shift.after}",
+                axis.role,
+                excess,
+                "—" if shift.adjusted_p is None else f"{shift.adjusted_p:.3g}",
+            ]
         )
-    else:
-        lines.append("candidate boundaries: none")
-    thresholds = [
-        (card.target, axis.threshold)
-        for card in report.scorecards
-        if card.group == "all"
-        for axis in card.axes
-        if axis.threshold is not None
+    return [
+        "candidate boundaries (where answers changed beyond run-to-run noise)",
+        *("  " + line for line in _table(["target", "step", "role", "excess", "p (Holm)"], rows)),
     ]
-    if thresholds:
-        lines.append("")
-        lines.append("thresholds (where answers flip, against where the correct answer flips)")
-        lines.extend(
-            "  " + line
-            for line in _table(
-                ["target", "axis", "expected", "observed", "offset", "cases crossing"],
-                [
+
+
+def _thresholds(report: Report, notes: Notes) -> list[str]:
+    rows = []
+    for card in report.scorecards:
+        if card.group != "all":
+            continue
+        for axis in card.axes:
+            found = axis.threshold
+            if found is not None:
+                rows.append(
                     [
-                        target,
+                        card.target,
                         found.axis,
                         number(found.expected),
                         number(found.observed),
                         interval(found.offset, found.low, found.high),
                         f"{found.crossing} of {found.cases}",
                     ]
-                    for target, found in thresholds
-                ],
-            )
+                )
+            elif "threshold" in axis.undefined:
+                note = notes.mark(axis.undefined["threshold"])
+                rows.append([card.target, axis.axis, "—", "—", f"n/a {note}", "—"])
+    if not rows:
+        return []
+    header = ["target", "axis", "expected", "observed", "offset", "cases crossing"]
+    return [
+        "",
+        "thresholds (where answers flip, against where the correct answer flips)",
+        *("  " + line for line in _table(header, rows)),
+    ]
+
+
+def _divergences(report: Report, notes: Notes) -> list[str]:
+    if not report.divergences:
+        return []
+    rows = []
+    for divergence in report.divergences:
+        largest = divergence.largest
+        computed = sum(1 for c in divergence.contrasts if c.excess is not None)
+        where = ", ".join(f"{k}={v}" for k, v in largest.coordinate.items()) if largest else "—"
+        excess = f"largest {number(largest.excess if largest else None, 3)} at {where}"
+        if largest is None:
+            reasons = [c.insufficient for c in divergence.contrasts if c.insufficient]
+            excess = f"n/a {notes.mark(reasons[0] if reasons else 'no coordinate evaluated')}"
+        rows.append(
+            [
+                divergence.second,
+                f"{len(divergence.candidates)} of {computed} coordinates",
+                excess,
+            ]
         )
-    if report.divergences:
-        lines.append("")
-        lines.append(f"divergence from {report.targets[0]}")
-        rows = []
-        for divergence in report.divergences:
-            largest = divergence.largest
-            where = ", ".join(f"{k}={v}" for k, v in largest.coordinate.items()) if largest else "—"
-            rows.append(
-                [
-                    divergence.second,
-                    f"{len(divergence.candidates)} of {len(divergence.contrasts)} coordinates",
-                    f"largest {number(largest.excess if largest else None, 3)} at {where}",
-                ]
-            )
-        lines.extend("  " + line for line in _table(["target", "divergent", "excess"], rows))
+    return [
+        "",
+        f"divergence from {report.targets[0]}",
+        *("  " + line for line in _table(["target", "divergent", "excess"], rows)),
+    ]
+
+
+def _failures(report: Report) -> list[str]:
+    failed = [t for t in report.provenance.targets if t.failed]
+    if not failed:
+        return []
+    lines = ["", "failed calls (asked again by the next run)"]
+    for target in failed:
+        count = (
+            f"every call failed ({target.failed} of {target.observations})"
+            if target.failed == target.observations
+            else f"{target.failed} of {target.observations} calls failed"
+        )
+        lines.append(
+            f"  {target.name}: {count}; first error: {target.first_error or 'not recorded'}"
+        )
+    return lines
+
+
+def summarize(report: Report) -> str:
+    """Scorecards, boundaries, thresholds, divergences and failures of a report as text."""
+    inference = report.inference
+    criterion = report.criterion
+    notes = Notes()
+    lines = [
+        f"{report.scenario} (version {report.version}) · experiment {report.experiment} · "
+        f"{len(report.targets)} target{'s' if len(report.targets) != 1 else ''} · "
+        f"{report.cases} cases · {report.repetitions} repetitions",
+        f"boundaries: Holm-adjusted p <= {criterion.alpha:g} and excess > {criterion.min_excess:g}"
+        f" · {inference.permutations} permutations, {inference.resamples} resamples, "
+        f"{inference.confidence:.0%} {inference.interval} intervals",
+        "",
+        *_scorecards(report, notes),
+        "",
+        *_boundaries(report, notes),
+        *_thresholds(report, notes),
+        *_divergences(report, notes),
+        *_failures(report),
+    ]
+    if notes.texts:
+        lines.extend(["", "notes", *notes.lines()])
     return "\n".join(lines)

@@ -35,6 +35,7 @@ import modelscape
 from modelscape import __version__
 from modelscape.errors import ModelscapeError
 from modelscape.pages.page import PLOTLY_FILE, PLOTLY_LICENSE, STYLESHEET
+from modelscape.pages.report import disagreement
 from modelscape.report.report import Report
 from modelscape.site.catalog import Catalog, RunSummary
 from modelscape.site.config import SiteError
@@ -123,15 +124,24 @@ def _summaries(
     loaded: dict[str, Report] = {}
     kept: dict[str, dict[str, Any]] = {}
     for run in content.runs:
-        key = f"{run.name}:{hashes(run.report)}"
+        # The store is part of the key: a run is checked again whenever either file changes.
+        store = hashes(run.store) if run.store is not None else "-"
+        key = f"{run.name}:{hashes(run.report)}:{store}"
         cached = manifest.summaries.get(key)
         summary = _cached_summary(cached)
         if summary is None:
             cached = None
             try:
                 report = Report.load(run.report)
+                reason = None if run.store is None else disagreement(report, run.store)
             except ModelscapeError as error:
                 warnings.append(f"{run.report}: skipped: {error}")
+                continue
+            if reason is not None:
+                warnings.append(
+                    f"{content.root / 'runs' / run.name}: run {run.name!r} skipped: its report "
+                    f"and store disagree: {reason}"
+                )
                 continue
             loaded[run.name] = report
             summary = RunSummary.of(report, run.name)

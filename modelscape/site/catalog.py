@@ -24,7 +24,11 @@ __all__ = ["Catalog", "Entry", "Headline", "RunSummary", "unique_slugs"]
 
 
 class Headline(FrozenModel):
-    """One target's scorecard on all cases, with what its provider reported about the run."""
+    """One target's scorecard on all cases, with what its provider reported about the run.
+
+    ``undefined`` and ``warnings`` are the scorecard's: why a number is n/a, and the caveats
+    of its intervals.
+    """
 
     target: str
     cases: int
@@ -33,9 +37,16 @@ class Headline(FrozenModel):
     accuracy: float | None
     accuracy_low: float | None = None
     accuracy_high: float | None = None
+    baseline_accuracy: float | None = None
+    baseline_accuracy_low: float | None = None
+    baseline_accuracy_high: float | None = None
     answered: float | None = None
     spurious_change: float | None = None
+    spurious_low: float | None = None
+    spurious_high: float | None = None
     missed_change: float | None = None
+    undefined: dict[str, str] = Field(default_factory=dict)
+    warnings: tuple[str, ...] = ()
     shifts: int = 0
     invariant_shifts: int = 0
     version: str = ""
@@ -78,9 +89,16 @@ class RunSummary(FrozenModel):
                     accuracy=card.accuracy,
                     accuracy_low=card.accuracy_low,
                     accuracy_high=card.accuracy_high,
+                    baseline_accuracy=card.baseline_accuracy,
+                    baseline_accuracy_low=card.baseline_accuracy_low,
+                    baseline_accuracy_high=card.baseline_accuracy_high,
                     answered=card.answered,
                     spurious_change=card.spurious_change,
+                    spurious_low=card.spurious_low,
+                    spurious_high=card.spurious_high,
                     missed_change=card.missed_change,
+                    undefined=dict(card.undefined),
+                    warnings=card.warnings,
                     shifts=sum(len(axis.shifts) for axis in card.axes),
                     invariant_shifts=card.invariant_shifts,
                     version=target.version if target else "",

@@ -36,7 +36,8 @@ __all__ = [
 
 #: The manifest's file name inside the output folder.
 MANIFEST = ".modelscape-manifest.json"
-_FORMAT = 1
+#: 2: run summaries keep undefined quantities and are keyed by report and store.
+_FORMAT = 2
 KEYS = ("outputs", "files", "summaries")
 _LINK = re.compile(r"""\s(?:href|src)="([^"]*)\"""")
 

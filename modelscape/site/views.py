@@ -37,14 +37,29 @@ def report_path(catalog: Catalog, run: str) -> str:
     return f"reports/{catalog.run_pages[run]}.html"
 
 
-def _cell(value: float | None, text: str) -> dict[str, Any]:
-    """A number as a table cell: the text shown and the value it sorts by (empty: last)."""
-    return {"text": text, "sort": "" if value is None else f"{value:.6g}"}
+def _cell(
+    value: float | None,
+    text: str,
+    reason: str | None = None,
+    caveats: tuple[str, ...] = (),
+) -> dict[str, Any]:
+    """A number as a table cell: the text shown, the value it sorts by (empty: last), and why
+    it is n/a or what its interval's caveats are."""
+    if reason is not None:
+        return {"text": "n/a", "sort": "", "reason": reason, "caveats": ()}
+    return {
+        "text": text,
+        "sort": "" if value is None else f"{value:.6g}",
+        "reason": None,
+        "caveats": caveats,
+    }
 
 
 def entry_row(catalog: Catalog, entry: Entry) -> dict[str, Any]:
     """One scorecard as a row of the leaderboard or of a model page."""
     h, run = entry.headline, entry.run
+    missing = h.undefined
+    shifts = missing.get("invariant_shifts") or missing.get("shifts")
     return {
         "model": h.target,
         "model_href": f"models/{catalog.model_pages[h.target]}.html",
@@ -53,11 +68,25 @@ def entry_row(catalog: Catalog, entry: Entry) -> dict[str, Any]:
         "report_href": report_path(catalog, run.run),
         "run": run.run,
         "created": run.created[:10],
-        "accuracy": _cell(h.accuracy, interval(h.accuracy, h.accuracy_low, h.accuracy_high)),
-        "spurious": _cell(h.spurious_change, number(h.spurious_change, 3)),
-        "missed": _cell(h.missed_change, number(h.missed_change, 3)),
-        "shifts": _cell(h.invariant_shifts, str(h.invariant_shifts)),
-        "answered": _cell(h.answered, number(h.answered)),
+        "accuracy": _cell(
+            h.accuracy,
+            interval(h.accuracy, h.accuracy_low, h.accuracy_high),
+            missing.get("accuracy"),
+            h.warnings,
+        ),
+        "baseline": _cell(
+            h.baseline_accuracy,
+            interval(h.baseline_accuracy, h.baseline_accuracy_low, h.baseline_accuracy_high),
+            missing.get("baseline_accuracy"),
+        ),
+        "spurious": _cell(
+            h.spurious_change,
+            interval(h.spurious_change, h.spurious_low, h.spurious_high, 3),
+            missing.get("spurious_change"),
+        ),
+        "missed": _cell(h.missed_change, number(h.missed_change, 3), missing.get("missed_change")),
+        "shifts": _cell(h.invariant_shifts, str(h.invariant_shifts), shifts),
+        "answered": _cell(h.answered, number(h.answered), missing.get("answered")),
         "observations": h.observations,
     }
 

@@ -17,8 +17,11 @@ Building blocks, for other statistics over cases:
 
 - :func:`excess_per_case`, :func:`excess_per_cases`, :func:`excess_kernel`: the statistic;
 - :func:`permutation_test`: its one-sided permutation p-value (exact when enumerable);
-- :func:`bootstrap_distribution`, :func:`bootstrap_interval`, :func:`bootstrap_mean`: case
-  bootstrap with BCa or percentile intervals, from any distribution and jackknife;
+- :func:`bootstrap_distribution`, :func:`bootstrap_interval`, :func:`bootstrap_mean`,
+  :func:`cluster_mean`: case bootstrap with BCa or percentile intervals, from any
+  distribution and jackknife, of case means or of means over units clustered by case;
+- :func:`smoothed_interval`: the default interval of an excess change, which redraws each
+  case's outputs from a smoothed model of them (the case bootstrap alone under-covers);
 - :func:`random_stream`: the reproducible random generator of a named quantity.
 
 Caveats are emitted as :class:`StatisticsWarning` subclasses and also kept as text.
@@ -29,10 +32,12 @@ from modelscape.stats.bootstrap import (
     bootstrap_distribution,
     bootstrap_interval,
     bootstrap_mean,
+    cluster_mean,
 )
 from modelscape.stats.compare import Case, Comparison, compare, compare_many, random_stream
 from modelscape.stats.diagnostics import (
     DegenerateIntervalWarning,
+    FewCasesWarning,
     PermutationCountWarning,
     StatisticsWarning,
 )
@@ -40,12 +45,14 @@ from modelscape.stats.excess import excess_kernel, excess_per_case, excess_per_c
 from modelscape.stats.holm import check_permutations, holm
 from modelscape.stats.permutation import PermutationResult, permutation_test
 from modelscape.stats.settings import BoundaryCriterion, Inference
+from modelscape.stats.smoothed import smoothed_interval
 
 __all__ = [
     "BoundaryCriterion",
     "Case",
     "Comparison",
     "DegenerateIntervalWarning",
+    "FewCasesWarning",
     "Inference",
     "Interval",
     "PermutationCountWarning",
@@ -55,6 +62,7 @@ __all__ = [
     "bootstrap_interval",
     "bootstrap_mean",
     "check_permutations",
+    "cluster_mean",
     "compare",
     "compare_many",
     "excess_kernel",
@@ -63,4 +71,5 @@ __all__ = [
     "holm",
     "permutation_test",
     "random_stream",
+    "smoothed_interval",
 ]

@@ -25,6 +25,7 @@ __all__ = [
     "bootstrap_distribution",
     "bootstrap_interval",
     "bootstrap_mean",
+    "cluster_mean",
 ]
 
 #: Resampled case indices materialised at once, bounding memory for many cases.
@@ -170,4 +171,41 @@ def bootstrap_mean(
         confidence=confidence,
         method=method,
         where=where,
+    )
+
+
+def cluster_mean(
+    values: npt.ArrayLike,
+    clusters: npt.ArrayLike,
+    *,
+    resamples: int,
+    confidence: float,
+    method: Literal["bca", "percentile"] = "bca",
+    rng: np.random.Generator,
+    where: str = "mean",
+) -> Interval:
+    """Case-bootstrap interval for the mean of per-unit ``values`` grouped by ``clusters``.
+
+    Whole clusters (cases) are resampled and the mean recomputed as total over size, a ratio
+    estimator; the jackknife for BCa leaves out one cluster at a time. With one unit per
+    cluster this is :func:`bootstrap_mean`.
+    """
+    per_unit = np.asarray(values, dtype=np.float64)
+    labels = np.asarray(clusters)
+    if per_unit.ndim != 1 or per_unit.size == 0 or labels.shape != per_unit.shape:
+        raise AnalysisError(f"{where}: needs one cluster label per value")
+    _, index = np.unique(labels, return_inverse=True)
+    groups = int(index.max()) + 1
+    totals = np.bincount(index, weights=per_unit, minlength=groups)
+    sizes = np.bincount(index, minlength=groups).astype(np.float64)
+    if resamples < 1:
+        raise AnalysisError(f"resamples must be >= 1 to draw a distribution, got {resamples}")
+    draws = draw_indices(groups, (resamples, groups), rng)
+    distribution = totals[draws].sum(axis=1) / sizes[draws].sum(axis=1)
+    estimate = float(per_unit.mean())
+    jackknife = (
+        (totals.sum() - totals) / (sizes.sum() - sizes) if groups > 1 else np.array([estimate])
+    )
+    return bootstrap_interval(
+        estimate, distribution, jackknife, confidence=confidence, method=method, where=where
     )

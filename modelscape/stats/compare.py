@@ -21,6 +21,7 @@ from modelscape.stats.bootstrap import bootstrap_mean
 from modelscape.stats.excess import CaseGroup, FloatArray, excess_of_groups, group_transitions
 from modelscape.stats.permutation import permutation_test_groups
 from modelscape.stats.settings import Inference
+from modelscape.stats.smoothed import smoothed_interval
 
 __all__ = ["Case", "Comparison", "compare", "compare_many", "random_stream"]
 
@@ -33,9 +34,10 @@ class Comparison:
     """Everything the statistics say about one transition a → b.
 
     ``excess`` is the mean of the per-case excess changes (equal weight per case, never
-    clipped at zero); ``low`` and ``high`` bound it by a case bootstrap (None when
-    ``Inference.resamples`` is 0); ``p_value`` is the one-sided permutation p-value (None when
-    ``Inference.permutations`` is 0), exact when every joint labeling was enumerated.
+    clipped at zero); ``low`` and ``high`` bound it (None when ``Inference.resamples`` is 0),
+    by the smoothed interval or a case bootstrap as ``Inference.interval`` says; ``p_value``
+    is the one-sided permutation p-value (None when ``Inference.permutations`` is 0), exact
+    when every joint labeling was enumerated.
     """
 
     #: The stable name of the transition; it also seeds its random streams.
@@ -50,7 +52,7 @@ class Comparison:
     permutations: int
     #: Caveats raised while computing (also emitted as StatisticsWarning subclasses).
     warnings: tuple[str, ...] = ()
-    #: The bootstrap distribution of the mean excess, one value per resample.
+    #: The distribution the interval was read from, one value per resample.
     bootstrap_distribution: FloatArray = field(
         default_factory=lambda: np.empty(0, dtype=np.float64), repr=False, compare=False
     )
@@ -116,14 +118,26 @@ def _compare_groups(
     high: float | None = None
     distribution = np.empty(0, dtype=np.float64)
     if inference.resamples > 0:
-        interval = bootstrap_mean(
-            per_case,
-            resamples=inference.resamples,
-            confidence=inference.confidence,
-            method=inference.interval,
-            rng=random_stream(inference, key, "bootstrap"),
-            where=f"transition {key!r}",
-        )
+        rng = random_stream(inference, key, "bootstrap")
+        where = f"transition {key!r}"
+        if inference.interval == "smoothed":
+            interval = smoothed_interval(
+                groups,
+                cases,
+                resamples=inference.resamples,
+                confidence=inference.confidence,
+                rng=rng,
+                where=where,
+            )
+        else:
+            interval = bootstrap_mean(
+                per_case,
+                resamples=inference.resamples,
+                confidence=inference.confidence,
+                method=inference.interval,
+                rng=rng,
+                where=where,
+            )
         low, high, distribution = interval.low, interval.high, interval.distribution
         if interval.warning is not None:
             notes.append(interval.warning)

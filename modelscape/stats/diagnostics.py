@@ -7,7 +7,10 @@ whoever is watching)::
     UserWarning
     └── StatisticsWarning              any caveat raised by modelscape.stats
         ├── DegenerateIntervalWarning  the bootstrap distribution has no spread: [E, E]
-        └── PermutationCountWarning    too few permutations for Holm to ever reject
+        ├── FewCasesWarning            an interval from fewer cases than its coverage was
+        │                              checked for
+        └── PermutationCountWarning    too few permutations for Holm to reject, or to
+                                       reject anything at all
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import warnings
 
 __all__ = [
     "DegenerateIntervalWarning",
+    "FewCasesWarning",
     "PermutationCountWarning",
     "StatisticsWarning",
     "warn",
@@ -32,6 +36,15 @@ class DegenerateIntervalWarning(StatisticsWarning):
     It happens with a single case, or when every case shows the same excess (for instance a
     deterministic target whose outputs never vary). The interval [E, E] is then reported
     instead of NaN, and it should be read as "no information about uncertainty".
+    """
+
+
+class FewCasesWarning(StatisticsWarning):
+    """An interval from fewer cases than simulation checked its coverage for.
+
+    ``benchmarks/coverage.py`` measures how often the intervals cover the true excess change;
+    below the smallest number of cases where they held in every simulated setting, an
+    interval is still reported, with this caveat.
     """
 
 

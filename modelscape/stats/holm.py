@@ -45,25 +45,45 @@ def holm(p_values: Sequence[float | None]) -> list[float | None]:
 
 
 def check_permutations(comparisons: Sequence[Comparison], *, alpha: float) -> str | None:
-    """Warn when Monte-Carlo p-values are too coarse for Holm to reject anything.
+    """Warn when Monte-Carlo p-values are too coarse for Holm's correction.
 
-    A Monte-Carlo p-value is at least 1 / (P + 1), and Holm's first rejection over m tests
-    needs p ≤ alpha / m; asking P + 1 ≥ 20 · m / alpha leaves room for a real signal to show.
-    Exact p-values are exempt. Returns the warning text (None when all is well) and emits it
-    as a PermutationCountWarning.
+    A Monte-Carlo p-value is at least 1 / (P + 1). Of the m transitions tested together, e
+    have exact p-values; at best those are rejected first, and the first Monte-Carlo
+    transition then needs (m − e) · p ≤ alpha. So with P + 1 < (m − e) / alpha no Monte-Carlo
+    transition can ever be a boundary, and the warning says so. With (m − e) / alpha ≤ P + 1 <
+    20 · m / alpha boundaries remain possible, but only where the p-value lands within a few
+    permutations of its floor; the warning then says the p-values are coarse, not that
+    nothing can be found. Returns the text (None when all is well) and emits it as a
+    PermutationCountWarning.
     """
     if not 0.0 < alpha < 1.0:
         raise AnalysisError(f"alpha must be inside (0, 1), got {alpha}")
     tested = [comparison for comparison in comparisons if comparison.p_value is not None]
     m = len(tested)
-    needed = math.ceil(20 * m / alpha - 1e-9) - 1  # the tolerance absorbs rounding of 20·m/α
-    short = [c for c in tested if not c.exact and c.permutations < needed]
+    sampled = [c for c in tested if not c.exact]
+    if not sampled:
+        return None
+    fewest = min(c.permutations for c in sampled)
+    # The tolerances absorb the rounding of ratios such as 20·m/α that are whole numbers.
+    possible = math.ceil(len(sampled) / alpha - 1e-9) - 1  # least P with (m − e)/(P + 1) ≤ α
+    precise = math.ceil(20 * m / alpha - 1e-9) - 1
+    if fewest < possible:
+        return warn(
+            PermutationCountWarning,
+            f"no boundary can be found among the {len(sampled)} of {m} transitions tested "
+            f"together that have Monte-Carlo p-values: with {fewest} permutations a p-value is "
+            f"at least 1/{fewest + 1}, and Holm's correction multiplies the smallest of them by "
+            f"{len(sampled)}, above alpha={alpha:g}; use at least {possible} permutations for a "
+            f"boundary to be possible, {precise} for p-values precise enough for Holm",
+        )
+    short = [c for c in sampled if c.permutations < precise]
     if not short:
         return None
-    fewest = min(c.permutations for c in short)
     return warn(
         PermutationCountWarning,
-        f"{len(short)} of {m} transitions tested together have Monte-Carlo p-values from as few "
-        f"as {fewest} permutations; with Holm's correction at alpha={alpha:g} use at least "
-        f"{needed} permutations (P + 1 >= 20·m/alpha), or no boundary can be found",
+        f"{len(short)} of {m} transitions tested together have coarse Monte-Carlo p-values "
+        f"(from as few as {fewest} permutations, so never below 1/{fewest + 1}): a boundary is "
+        f"still possible, but with Holm's correction at alpha={alpha:g} only where a p-value "
+        f"lands within a few permutations of that floor; use at least {precise} permutations "
+        "(P + 1 >= 20·m/alpha)",
     )

@@ -29,8 +29,18 @@ class Inference(FrozenModel):
     confidence: float = Field(default=0.95, gt=0.0, lt=1.0)
     #: Root of every random stream; non-negative because numpy's SeedSequence needs it so.
     seed: int = Field(default=0, ge=0)
-    #: ``"bca"`` (bias-corrected and accelerated, Efron 1987) or ``"percentile"``.
-    interval: Literal["bca", "percentile"] = "bca"
+    #: How intervals are made. ``"smoothed"`` (the default) redraws each case's outputs from a
+    #: smoothed model of them for an excess change (see :mod:`modelscape.stats.smoothed`;
+    #: simulated coverage in docs/design/007-honest-numbers.md) and uses BCa for every other
+    #: mean (accuracy, thresholds, rank correlations). ``"bca"`` (bias-corrected and
+    #: accelerated, Efron 1987) and ``"percentile"`` resample cases alone, for every interval:
+    #: ``"bca"`` reproduces reports made before the smoothed interval existed.
+    interval: Literal["smoothed", "bca", "percentile"] = "smoothed"
+
+    @property
+    def mean_interval(self) -> Literal["bca", "percentile"]:
+        """The case-bootstrap method for a plain mean over cases (not an excess change)."""
+        return "percentile" if self.interval == "percentile" else "bca"
 
 
 class BoundaryCriterion(FrozenModel):
@@ -49,11 +59,12 @@ class BoundaryCriterion(FrozenModel):
     #: Smallest excess change worth reporting, on the squared scale.
     min_excess: float = Field(default=0.0, ge=0.0, allow_inf_nan=False)
 
-    def selects(self, adjusted_p: float | None, excess: float) -> bool:
+    def selects(self, adjusted_p: float | None, excess: float | None) -> bool:
         """Whether a transition with this Holm-adjusted p-value and excess is a boundary.
 
-        An untested transition (``adjusted_p`` is None) is never selected.
+        An untested transition (``adjusted_p`` is None) or one whose excess could not be
+        computed (None) is never selected.
         """
-        if adjusted_p is None:
+        if adjusted_p is None or excess is None:
             return False
         return adjusted_p <= self.alpha and excess > self.min_excess

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import itertools
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any, Generic, Literal, TypeAlias, TypeVar, overload
+from typing import Any, Generic, Literal, TypeAlias, TypeVar
 
 from pydantic import SerializeAsAny
 
@@ -15,8 +15,18 @@ from modelscape.errors import PerturbationError, TaskSpaceError
 from modelscape.task.coordinate import Coordinate
 from modelscape.task.language import Attribute, Task
 from modelscape.task.prompt import Prompt, Realizer
+from modelscape.task.steps import Change, Perturbation, Step, apply_step, perturbation
 
-__all__ = ["Axis", "Perturbation", "Scale", "Step", "TaskSpace", "Variant", "perturbation"]
+__all__ = [
+    "Axis",
+    "Change",
+    "Perturbation",
+    "Scale",
+    "Step",
+    "TaskSpace",
+    "Variant",
+    "perturbation",
+]
 
 TaskT = TypeVar("TaskT", bound=Task)
 ValueT = TypeVar("ValueT")
@@ -28,64 +38,6 @@ _SCALES = ("nominal", "ordinal", "numeric")
 
 def _same(left: object, right: object) -> bool:
     return type(left) is type(right) and left == right
-
-
-class Perturbation(Generic[TaskT, ValueT]):
-    """A function (task, value) -> task that sets one attribute and keeps the others.
-
-    A task space checks every application: the result must carry the new value of its own
-    attribute and the old value of every other axis's attribute.
-    """
-
-    def __init__(
-        self,
-        function: Callable[[TaskT, ValueT], TaskT],
-        *,
-        name: str | None = None,
-        version: str = "1",
-    ) -> None:
-        self.function = function
-        self.identity = Identity(
-            kind="perturbation",
-            name=name or getattr(function, "__name__", "perturbation"),
-            version=version,
-        )
-        self.__doc__ = getattr(function, "__doc__", None)
-
-    @property
-    def name(self) -> str:
-        """The perturbation's name."""
-        return self.identity.name
-
-    def __call__(self, task: TaskT, value: ValueT) -> TaskT:
-        return self.function(task, value)
-
-    def __repr__(self) -> str:
-        return f"perturbation({self.identity})"
-
-
-@overload
-def perturbation(function: Callable[[TaskT, ValueT], TaskT], /) -> Perturbation[TaskT, ValueT]: ...
-@overload
-def perturbation(
-    *, name: str | None = None, version: str = "1"
-) -> Callable[[Callable[[TaskT, ValueT], TaskT]], Perturbation[TaskT, ValueT]]: ...
-def perturbation(
-    function: Callable[[TaskT, ValueT], TaskT] | None = None,
-    /,
-    *,
-    name: str | None = None,
-    version: str = "1",
-) -> Any:
-    """Declare a function (task, value) -> task that moves one attribute to ``value``.
-
-    Change ``version`` whenever what it does changes.
-    """
-
-    def wrap(inner: Callable[[TaskT, ValueT], TaskT]) -> Perturbation[TaskT, ValueT]:
-        return Perturbation(inner, name=name, version=version)
-
-    return wrap(function) if function is not None else wrap
 
 
 class Axis(Generic[TaskT, ValueT]):
@@ -164,15 +116,6 @@ class Axis(Generic[TaskT, ValueT]):
         )
 
 
-class Step(FrozenModel):
-    """One applied perturbation: which axis moved, from what, to what, and by which function."""
-
-    axis: str
-    before: AxisValue
-    after: AxisValue
-    perturbation: str
-
-
 class Variant(FrozenModel):
     """A task at one coordinate, the exact prompt for it, and the steps that produced it."""
 
@@ -200,9 +143,11 @@ class TaskSpace(Generic[TaskT]):
     """Seed tasks of one task language, the axes that vary them, and how they are realized.
 
     The task at a coordinate is made from a seed by applying, in axis order, the perturbation of
-    every axis whose attribute differs from the coordinate. Each step is checked (its own
-    attribute now has the value, every other axis's attribute kept its value), and the final task
-    must carry exactly the coordinate's values.
+    every axis whose attribute differs from the coordinate. Each step is checked (see
+    :mod:`modelscape.task.steps`: its own attribute now has the value, every other declared
+    attribute kept its value unless the perturbation declares it free, and applying it twice
+    gives the same task), and the final task must carry exactly the coordinate's values. A
+    realizer must be declared with ``@realizer``; a plain function is refused here.
     """
 
     def __init__(
@@ -241,6 +186,15 @@ class TaskSpace(Generic[TaskT]):
                     f"axis {axis.name!r}: task language {self.language!r} has no attribute "
                     f"{axis.name!r}{suggestion}; its attributes are {sorted(known)}"
                 )
+        if realizer is not None and not (
+            callable(realizer) and isinstance(getattr(realizer, "identity", None), Identity)
+        ):
+            what = getattr(realizer, "__name__", type(realizer).__name__)
+            raise TaskSpaceError(
+                f"the realizer {what!r} is a plain {type(realizer).__name__}, not a realizer: "
+                "declare it with @realizer (or @realizer(name=..., version=...)), so that its "
+                "name and version are stored with every variant it writes"
+            )
         self.realizer = realizer
         self._variants: dict[tuple[str, Coordinate], Variant] = {}
 
@@ -296,47 +250,13 @@ class TaskSpace(Generic[TaskT]):
         ]
         for number, axis in enumerate(to_apply, start=1):
             target = coordinate[axis.name]
-            before = {name: get(task) for name, get in self._attributes.items()}
             where = (
                 f"case {case!r}, axis {axis.name!r}, step {number} of {len(to_apply)} "
-                f"(perturbation {axis.via.name!r}, {before[axis.name]!r} -> {target!r})"
+                f"(perturbation {axis.via.name!r}, "
+                f"{self._attributes[axis.name](task)!r} -> {target!r})"
             )
-            try:
-                moved = axis.via(task, target)
-            except (TaskSpaceError, PerturbationError):
-                raise
-            except Exception as error:
-                raise PerturbationError(f"{where}: the perturbation raised {error!r}") from error
-            if not isinstance(moved, Task) or moved.language != task.language:
-                raise PerturbationError(
-                    f"{where}: returned {type(moved).__name__}, not a task of language "
-                    f"{task.language!r}"
-                )
-            try:
-                moved = moved.checked()  # type: ignore[assignment]
-            except Exception as error:
-                raise PerturbationError(f"{where}: produced an invalid task: {error}") from error
-            after = {name: get(moved) for name, get in self._attributes.items()}
-            if not _same(after[axis.name], target):
-                raise PerturbationError(
-                    f"{where}: attribute {axis.name!r} is {after[axis.name]!r} afterwards; a "
-                    f"perturbation must set its own attribute to the value it is given"
-                )
-            for name, value in before.items():
-                if name != axis.name and not _same(after[name], value):
-                    raise PerturbationError(
-                        f"{where}: attribute {name!r} moved from {value!r} to {after[name]!r}; "
-                        f"a perturbation must keep every other axis's attribute"
-                    )
-            steps.append(
-                Step(
-                    axis=axis.name,
-                    before=before[axis.name],
-                    after=target,
-                    perturbation=str(axis.via.identity),
-                )
-            )
-            task = moved
+            task, step = apply_step(task, axis.via, axis.name, target, self._attributes, where)
+            steps.append(step)
         final = {name: get(task) for name, get in self._attributes.items()}
         for name, value in coordinate.items():
             if not _same(final[name], value):

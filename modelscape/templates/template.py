@@ -16,14 +16,13 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
-from pydantic import PrivateAttr
-
-from modelscape._identity import AxisValue, Identity, canonical_json
+from modelscape._identity import AxisValue, Identity
 from modelscape.errors import TemplateError
-from modelscape.task.language import Attribute, Task
+from modelscape.task.language import Attribute
 from modelscape.task.prompt import Message, Prompt
 from modelscape.task.space import Axis, Perturbation, Scale, TaskSpace
-from modelscape.templates.lexicon import Entry, Lexical, Lexicon
+from modelscape.templates.filling import Filling
+from modelscape.templates.lexicon import Lexical, Lexicon
 from modelscape.templates.render import case_ids, fill, placeholders
 
 __all__ = ["Filling", "Reference", "Template", "Versions"]
@@ -36,76 +35,6 @@ Reference: TypeAlias = Callable[[Mapping[str, AxisValue]], AxisValue | None]
 
 def _same(left: object, right: object) -> bool:
     return type(left) is type(right) and left == right
-
-
-class Filling(Task):
-    """A task of a template's language: which entry fills each slot, and the prompt version.
-
-    ``values`` maps each slot to its entry's label and, for a prompt in versions, the version
-    attribute to its label. Its language is named after the template.
-    """
-
-    template: str
-    values: dict[str, AxisValue]
-    _template: Template | None = PrivateAttr(default=None)
-
-    def bound(self, template: Template) -> Filling:
-        """This filling tied to its template (needed to compute attributes and prompts)."""
-        self._template = template
-        return self
-
-    @property
-    def owner(self) -> Template:
-        """The template this filling belongs to."""
-        if self._template is None:
-            raise TemplateError(f"filling of template {self.template!r} is not bound to it")
-        return self._template
-
-    @property
-    def language(self) -> str:
-        return self.template
-
-    def attributes(self) -> Mapping[str, Attribute[Any, Any]]:
-        return self.owner.attributes
-
-    def attribute_values(self) -> dict[str, AxisValue]:
-        found: dict[str, AxisValue] = {}
-        for name, attr in self.attributes().items():
-            value = attr(self)
-            if value is not None:
-                found[name] = value
-        return found
-
-    def entry(self, slot: str) -> Entry:
-        """The lexicon entry filling ``slot``."""
-        return self.owner.slots[slot].entry(self.values[slot])
-
-    def reference(self) -> AxisValue | None:
-        return self.owner.reference_of(self)
-
-    def prompt(self) -> Prompt:
-        return self.owner.render(self)
-
-    def checked(self) -> Filling:
-        self.owner.check_filling(self)
-        return self
-
-    def with_value(self, name: str, value: AxisValue) -> Filling:
-        """A copy with one slot (or the version) set to another label."""
-        copy = Filling(template=self.template, values={**self.values, name: value})
-        return copy.bound(self.owner)
-
-    def __eq__(self, other: object) -> bool:
-        # pydantic would also compare the bound template, an object without equality, so the
-        # same filling of two builds of one spec would differ; compare the content instead,
-        # keeping 1, 1.0 and True apart as labels
-        if not isinstance(other, Filling):
-            return NotImplemented
-        return self.template == other.template and canonical_json(self.values) == canonical_json(
-            other.values
-        )
-
-    __hash__ = None  # type: ignore[assignment]
 
 
 class Template:
@@ -308,12 +237,18 @@ class Template:
         )
 
     def _perturbation(self, attribute: str) -> Perturbation[Filling, AxisValue]:
-        if attribute == self.versions_attribute or attribute in self.slots:
+        """How an axis moves a filling, with the attributes that move along declared free.
 
-            def set_label(filling: Filling, value: AxisValue) -> Filling:
-                return filling.with_value(attribute, value)
-
-            return Perturbation(set_label, name=f"set {attribute}")
+        Setting a slot's label moves its entry's properties too (``who`` -> ``who.gender``);
+        swapping a property moves the slot's label (another entry with the other gender) and
+        keeps the entry's other properties (:meth:`Lexicon.swap`). A prompt version moves
+        nothing else.
+        """
+        if attribute == self.versions_attribute:
+            return Perturbation(_setter(attribute), name=f"set {attribute}")
+        if attribute in self.slots:
+            properties = [f"{attribute}.{prop}" for prop in self.slots[attribute].properties]
+            return Perturbation(_setter(attribute), name=f"set {attribute}", free=properties)
         slot, _, prop = attribute.partition(".")
         lexicon = self.slots[slot]
 
@@ -321,7 +256,7 @@ class Template:
             counterpart = lexicon.swap(filling.entry(slot), prop, value)
             return filling.with_value(slot, counterpart.label)
 
-        return Perturbation(swap, name=f"swap {attribute}")
+        return Perturbation(swap, name=f"swap {attribute}", free=[slot])
 
     def space(
         self, axes: Sequence[Axis[Filling, Any]], *, cases: int | None = None, seed: int = 0
@@ -376,6 +311,13 @@ class Template:
         ids = case_ids(combos, varying)
         seeds = {case: self.filling(combo) for case, combo in zip(ids, combos, strict=True)}
         return TaskSpace(seeds, axes, _TemplateRealizer(self))
+
+
+def _setter(name: str) -> Callable[[Filling, AxisValue], Filling]:
+    def set_label(filling: Filling, value: AxisValue) -> Filling:
+        return filling.with_value(name, value)
+
+    return set_label
 
 
 def _label_of(name: str) -> Callable[[Filling], AxisValue]:

@@ -7,7 +7,8 @@ plain/warm/curt), both invariant. Targets read the level from the prompt:
 - ``steady`` answers correctly, with a tenth of its replies flipped at random (seed hint);
 - ``swayed`` answers like steady but always "no" when the tone is curt;
 - ``late`` says "yes" up to level 4: its answers flip one level after the correct answer;
-- ``mumbler`` answers correctly but gives no readable answer in a quarter of its replies.
+- ``mumbler`` answers correctly but gives no readable answer in a quarter of its replies;
+- ``exact`` answers correctly every time (not in the shared run: tests run it when needed).
 
 Besides the built-in ``answer_change`` there are two more difference measures: ``differs``, a
 pairwise measure that is 1 when two read answers differ (the same as ``answer_change``), and
@@ -134,7 +135,17 @@ def scenario(design: Sweep | Grid | None = None, repetitions: int = 4) -> Scenar
     )
 
 
-TARGETS = {"steady": _steady, "swayed": _swayed, "late": _late, "mumbler": _mumbler}
+def _exact(text: str, rng: random.Random) -> str | None:
+    return _correct(text)
+
+
+TARGETS = {
+    "steady": _steady,
+    "swayed": _swayed,
+    "late": _late,
+    "mumbler": _mumbler,
+    "exact": _exact,
+}
 
 
 def run(space: Scenario, *names: str) -> Results:

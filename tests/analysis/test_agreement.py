@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import scipy.stats
 
 from modelscape.analysis.records import Transition
 from modelscape.errors import AnalysisError
 from modelscape.results.results import Results
-from modelscape.stats import BoundaryCriterion
+from modelscape.stats import BoundaryCriterion, random_stream
 from modelscape.task.design import Sweep
 from tests.analysis import direct
 from tests.analysis.conftest import FAST, run, scenario
@@ -84,3 +85,37 @@ def test_agreement_needs_two_measures(results: Results) -> None:
         results.agreement(["answer_change"], target="steady")
     with pytest.raises(AnalysisError, match="no difference measure 'nope'"):
         results.agreement(["answer_change", "nope"], target="steady")
+
+
+def test_the_rank_correlation_interval_is_a_joint_case_bootstrap(results: Results) -> None:
+    # The mumbler's unread answers make the two measures disagree somewhat: a real interval.
+    (item,) = results.agreement(["answer_change", "length"], target="mumbler", inference=FAST)
+    assert item.low is not None
+    assert item.high is not None
+    assert item.low < item.high
+    first = steps_of(results, "answer_change", "mumbler")
+    second = steps_of(results, "length", "mumbler")
+    cases = list(results.cases)
+
+    def per_case(measure: str, steps: list[Transition]) -> np.ndarray:
+        rows = []
+        for step in steps:
+            values = {}
+            for case in cases:
+                a = direct.outputs(results, "mumbler", case, step.first)
+                b = direct.outputs(results, "mumbler", case, step.second)
+                between, within = direct.case_parts(a, b, direct.DISTANCES[measure])
+                values[case] = between - within
+            rows.append([values[case] for case in cases])
+        return np.array(rows)
+
+    x, y = per_case("answer_change", first), per_case("length", second)
+    rng = random_stream(FAST, "mumbler|agreement|answer_change|length", "bootstrap")
+    draws = rng.integers(0, len(cases), size=(FAST.resamples, len(cases)))
+    rhos = []
+    for draw in draws:
+        a, b = x[:, draw].mean(axis=1), y[:, draw].mean(axis=1)
+        if np.ptp(a) > 0 and np.ptp(b) > 0:
+            rhos.append(scipy.stats.spearmanr(a, b).statistic)
+    low, high = np.quantile(rhos, [0.025, 0.975])
+    assert (item.low, item.high) == pytest.approx((low, high), abs=1e-12)

@@ -365,11 +365,13 @@ def _close(left: list[tuple[object, ...]], right: list[tuple[object, ...]]) -> b
 
 
 def test_a_pairwise_measure_matches_its_keyed_equivalent(results: Results) -> None:
-    # One case: exact permutation p-values (C(8, 4) = 70 labelings) and degenerate
-    # intervals, so even the resampled numbers agree although their streams differ.
+    # One case: exact permutation p-values (C(8, 4) = 70 labelings) and, resampling cases
+    # alone, degenerate intervals, so even the resampled numbers agree although their streams
+    # differ. (The smoothed interval redraws outputs from each stream: it would differ.)
     one = ["cog"]
-    keyed = results.profile("level", "answer_change", target="steady", cases=one, inference=FAST)
-    pairwise = results.profile("level", "differs", target="steady", cases=one, inference=FAST)
+    bca = FAST.model_copy(update={"interval": "bca"})
+    keyed = results.profile("level", "answer_change", target="steady", cases=one, inference=bca)
+    pairwise = results.profile("level", "differs", target="steady", cases=one, inference=bca)
     assert _close(_numbers(pairwise), _numbers(keyed))
     assert all(t.exact for t in pairwise.local)
     # Over every case the statistic itself agrees exactly.
@@ -394,3 +396,20 @@ def test_one_repetition_cannot_separate_noise() -> None:
         once.profile("level", "answer_change")
     with pytest.raises(AnalysisError, match="one repetition"):
         once.variability("answer_change")
+
+
+def test_two_repetitions_are_enough_for_every_case() -> None:
+    # The smallest cells that separate change from noise: every case takes part.
+    from tests.analysis.conftest import run, scenario
+
+    twice = run(scenario(repetitions=2), "steady", "mumbler")
+    for target in ("steady", "mumbler"):
+        profile = twice.profile("level", "answer_change", target=target, inference=FAST)
+        for transition in profile.local:
+            assert_matches_direct(twice, transition)
+        if target == "steady":
+            assert all(t.cases == len(ITEMS) for t in profile.local)
+    # Two read answers a side are enough for a scorecard's quantities to be defined.
+    card = twice.scorecard("correct", "answer_change", target="steady", answered="answered")
+    assert card.spurious_change is not None
+    assert "shifts" not in card.undefined

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 import pytest
 
 from modelscape.errors import AnalysisError
+from modelscape.execution import Runner
 from modelscape.results.results import Results
 from modelscape.scenario import Scenario
-from modelscape.stats import bootstrap_mean, random_stream
+from modelscape.stats import Inference, bootstrap_mean, cluster_mean, random_stream
 from tests.analysis import direct
-from tests.analysis.conftest import FAST, ITEMS
+from tests.analysis.conftest import FAST, ITEMS, run, scenario
 
 
 def test_accuracy_weights_cases_equally_with_a_case_bootstrap(results: Results) -> None:
@@ -177,3 +180,242 @@ def test_a_grid_over_some_axes_scores_the_varied_ones(grid: Results) -> None:
     assert [a.axis for a in card.axes] == ["level", "mode"]
     ranking = grid.sensitivity("answer_change", target="swayed", inference=FAST)
     assert {s.axis for s in ranking} == {"level", "mode"}
+
+
+def test_without_resamples_every_bound_is_none(results: Results, space: Scenario) -> None:
+    untested = Inference(resamples=0, permutations=FAST.permutations)
+    card = results.scorecard(
+        "correct", "answer_change", target="late", answer=space.answer, inference=untested
+    )
+    full = results.scorecard(
+        "correct", "answer_change", target="late", answer=space.answer, inference=FAST
+    )
+    assert (card.accuracy_low, card.accuracy_high) == (None, None)
+    assert (card.baseline_accuracy_low, card.baseline_accuracy_high) == (None, None)
+    assert (card.spurious_low, card.spurious_high) == (None, None)
+    assert (card.accuracy, card.spurious_change, card.missed_change) == (
+        full.accuracy,
+        full.spurious_change,
+        full.missed_change,
+    )
+    for axis in card.axes:
+        assert (axis.spurious_low, axis.spurious_high) == (None, None)
+        assert all((p.low, p.high) == (None, None) for p in axis.accuracy)
+        assert all((s.low, s.high) == (None, None) for s in axis.shifts)
+    level = {a.axis: a for a in card.axes}["level"]
+    assert level.threshold is not None
+    assert (level.threshold.low, level.threshold.high) == (None, None)
+    assert card.undefined == {"answered": "no answered metric given"}
+
+
+def test_a_single_case_gives_numbers_without_bounds_and_says_what_is_undefined(
+    results: Results, space: Scenario
+) -> None:
+    card = results.scorecard(
+        "correct",
+        "answer_change",
+        target="late",
+        answered="answered",
+        answer=space.answer,
+        cases=["cog"],
+        inference=FAST,
+    )
+    assert card.cases == 1
+    assert card.accuracy == pytest.approx(8 / 9)
+    assert (card.accuracy_low, card.accuracy_high) == (None, None)
+    assert card.baseline_accuracy == 1.0
+    assert (card.baseline_accuracy_low, card.baseline_accuracy_high) == (None, None)
+    reason = (
+        "only 1 case with two read answers on both sides of a step that keeps the correct "
+        "answer (needs 4)"
+    )
+    assert card.spurious_change is None
+    assert card.undefined["spurious_change"] == reason
+    assert card.undefined["missed_change"] == (
+        "only 1 case with two read answers on both sides of a step that changes the correct "
+        "answer (needs 4)"
+    )
+    assert card.undefined["shifts"].startswith("only 1 case with two read answers")
+    level = {a.axis: a for a in card.axes}["level"]
+    assert level.threshold is None
+    assert level.undefined["threshold"] == card.undefined["missed_change"]
+
+
+def test_per_axis_missed_change_is_zero_when_nothing_was_missed() -> None:
+    exact = run(scenario(), "exact")
+    card = exact.scorecard("correct", "answer_change", answered="answered", inference=FAST)
+    axes = {a.axis: a for a in card.axes}
+    assert axes["level"].missed_change == 0.0
+    assert card.missed_change == 0.0
+    assert card.spurious_change == 0.0
+    assert axes["mode"].missed_change is None
+    assert axes["mode"].undefined["missed_change"] == "no step changes the correct answer"
+    assert card.accuracy == card.baseline_accuracy == 1.0
+    assert card.undefined == {}
+    assert card.invariant_shifts == 0
+
+
+def test_baseline_accuracy_is_the_mean_at_the_baseline_alone(results: Results) -> None:
+    card = results.scorecard("correct", "answer_change", target="swayed", inference=FAST)
+    home = results.coordinate()
+    means = []
+    for case in ITEMS:
+        values = [
+            results.point("correct", o.id).value  # type: ignore[union-attr]
+            for o in results.cell("swayed", case, home)
+        ]
+        means.append(np.mean(values))
+    assert card.baseline_accuracy == pytest.approx(np.mean(means), abs=1e-12)
+    traced = results.trace(card.baseline_accuracy_ids).observations
+    assert {o.coordinate["tone"] for o in traced} == {"plain"}
+    assert len(traced) == len(ITEMS) * 4
+    # Swayed is wrong whenever the tone is curt: accuracy over every coordinate is lower.
+    assert card.accuracy is not None
+    assert card.baseline_accuracy is not None
+    assert card.accuracy < card.baseline_accuracy
+
+
+def test_read_answers_are_counted_the_same_from_the_metric_or_the_reader(
+    results: Results, space: Scenario
+) -> None:
+    from modelscape.analysis.readable import Readable
+
+    by_metric = Readable(results, "mumbler", "answered", None)
+    by_reader = Readable(results, "mumbler", None, space.answer)
+    every = Readable(results, "mumbler", None, None)
+    counts = []
+    for case in ITEMS:
+        for coordinate in results.experiment.coordinates:
+            outputs = results.cell("mumbler", case, coordinate)
+            read = sum(1 for o in outputs if space.answer(o.output) is not None)
+            assert by_metric.count(case, coordinate) == read
+            assert by_reader.count(case, coordinate) == read
+            assert every.count(case, coordinate) == len(outputs)
+            counts.append(read)
+    assert 1 in counts  # cells with a single read answer exist, and count as one
+    home = results.coordinate()
+    for case in ITEMS:
+        both = by_reader.count(case, home) >= 2 and by_reader.count(case, {"level": 2}) >= 2
+        assert by_reader.both_sides(case, home, {"level": 2}) == both
+
+
+def test_the_minimum_of_read_cases_is_inclusive() -> None:
+    from modelscape.analysis.readable import (
+        MIN_READ_CASES,
+        answered_shortfall,
+        case_shortfall,
+    )
+
+    enough = [f"c{i}" for i in range(MIN_READ_CASES)]
+    assert case_shortfall(enough, "a step") is None
+    assert case_shortfall([*enough, enough[0]], "a step") is None  # cases, not pairs
+    assert case_shortfall(enough[1:], "a step") == (
+        f"only {MIN_READ_CASES - 1} cases with two read answers on both sides of a step "
+        f"(needs {MIN_READ_CASES})"
+    )
+    assert case_shortfall(enough[:1], "x") == (
+        f"only 1 case with two read answers on both sides of x (needs {MIN_READ_CASES})"
+    )
+    assert answered_shortfall(0.7) is None
+    assert answered_shortfall(None) is None
+    assert answered_shortfall(0.69) == "answered 69%: too few read answers (needs 70%)"
+
+
+def test_one_resample_still_gives_intervals(results: Results) -> None:
+    card = results.scorecard(
+        "correct", "answer_change", target="steady", inference=Inference(resamples=1)
+    )
+    assert card.accuracy_low is not None
+    assert card.baseline_accuracy_low is not None
+
+
+def test_a_threshold_crossed_by_one_case_has_no_interval(results: Results, space: Scenario) -> None:
+    from modelscape.analysis.common import axis_line
+    from modelscape.analysis.threshold import threshold
+
+    _, _, line = axis_line(results, "level", None)
+    found = threshold(results, "late", "level", line, ["cog"], space.answer, "correct", FAST)
+    assert found is not None
+    assert (found.crossing, found.offset) == (1, pytest.approx(1.0))
+    assert (found.low, found.high) == (None, None)
+    both = threshold(results, "late", "level", line, ["cog", "drum"], space.answer, "correct", FAST)
+    assert both is not None
+    assert (both.low, both.high) == (pytest.approx(1.0), pytest.approx(1.0))
+
+
+def test_when_every_step_moves_the_answer_nothing_can_be_spurious() -> None:
+    # One causal axis with two levels on either side of the flip: its only step moves the
+    # correct answer in every case.
+    from tests.analysis.conftest import ANSWER, TEMPLATE, _exact, _target
+
+    both_sides = Scenario(
+        name="flip",
+        version="1",
+        description="",
+        task_space=TEMPLATE.space([TEMPLATE.axis("level", "numeric", [3, 4])]),
+        answer=ANSWER,
+        repetitions=3,
+    )
+    flip = Runner().run(both_sides.experiment([_target("exact", _exact)]))
+    card = flip.scorecard("correct", "answer_change", answered="answered", inference=FAST)
+    assert card.spurious_change is None
+    assert card.undefined["spurious_change"] == "no step keeps the correct answer"
+    assert card.missed_change == 0.0
+
+
+def test_the_spurious_interval_is_a_case_bootstrap_when_asked_for(results: Results) -> None:
+    # With interval="bca" the spurious change's interval resamples whole cases, the (case,
+    # step) units of a case together.
+    bca = FAST.model_copy(update={"interval": "bca"})
+    card = results.scorecard("correct", "answer_change", target="steady", inference=bca)
+    values: list[float] = []
+    clusters: list[str] = []
+    for axis in results.experiment.axes:
+        line = [results.coordinate({axis.name: v}) for v in axis.values]
+        home = results.coordinate()
+        pairs = (
+            list(itertools.pairwise(line))
+            if axis.scale != "nominal"
+            else [(home, c) for c in line if c != home]
+        )
+        for first, second in pairs:
+            _, _, _, per_case = direct.transition(
+                results, "answer_change", first, second, target="steady"
+            )
+            for case, excess in zip(ITEMS, per_case, strict=True):
+                kept = [
+                    v
+                    for v in results.variants
+                    if v.case == case and v.coordinate in (first, second)
+                ]
+                references = {v.coordinate == first: v.reference for v in kept}
+                if references[True] == references[False]:
+                    values.append(excess)
+                    clusters.append(case)
+    assert card.spurious_change == pytest.approx(np.mean(values), abs=1e-12)
+    expected = cluster_mean(
+        values,
+        clusters,
+        resamples=bca.resamples,
+        confidence=bca.confidence,
+        method="bca",
+        rng=random_stream(bca, "steady|all|spurious", "bootstrap"),
+    )
+    assert (card.spurious_low, card.spurious_high) == pytest.approx(
+        (expected.low, expected.high), abs=1e-12
+    )
+    smoothed = results.scorecard("correct", "answer_change", target="steady", inference=FAST)
+    assert (smoothed.spurious_low, smoothed.spurious_high) != (
+        card.spurious_low,
+        card.spurious_high,
+    )
+
+
+def test_a_sensitivity_peak_of_exactly_zero_is_reported_as_zero() -> None:
+    exact = run(scenario(), "exact")
+    ranking = exact.sensitivity("answer_change", inference=FAST)
+    by_axis = {s.axis: s for s in ranking}
+    assert by_axis["tone"].excess == 0.0
+    assert by_axis["mode"].excess == 0.0
+    assert by_axis["level"].excess > 0.5
+    assert ranking[0].axis == "level"

@@ -172,3 +172,45 @@ def test_an_unknown_lexicon_is_an_error() -> None:
 def test_help_and_version() -> None:
     assert "describe" in _ok("--help")
     assert _ok("--version").startswith("modelscape, version ")
+
+
+MODULE = Path(__file__).with_name("python_scenarios.py")
+
+
+@pytest.mark.parametrize("name", ["SCENARIO", "SPEC", "make"])
+def test_review_commands_accept_python_references(name: str, tmp_path: Path) -> None:
+    reference = f"python:{MODULE}:{name}"
+    assert _ok("describe", reference) == _ok("describe", "return-window")
+    assert _ok("example", reference) == _ok("example", "return-window")
+    assert _ok("prompts", reference, "--format", "jsonl") == _ok(
+        "prompts", "return-window", "--format", "jsonl"
+    )
+    page = tmp_path / "page.html"
+    result = _run("page", reference, "-o", str(page))
+    assert result.exit_code == 0, result.output
+    assert "Scenario return-window (version 1)" in page.read_text(encoding="utf-8")
+
+
+def test_a_page_of_a_python_scenario_is_named_after_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = _run("page", f"python:{MODULE}:SCENARIO")
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / "SCENARIO.html").is_file()
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("NOT_A_SCENARIO", "names a int, not a spec or scenario"),
+        ("broken", "calling it to make the scenario raised RuntimeError('no scenario today')"),
+        ("missing", "has no 'missing'"),
+    ],
+)
+def test_bad_python_references_are_clean_errors(name: str, message: str) -> None:
+    for command in ("describe", "example", "prompts", "page"):
+        result = _run(command, f"python:{MODULE}:{name}")
+        assert result.exit_code == 1, result.output
+        assert message in result.output
+        assert "Traceback" not in result.output

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from modelscape import lexicons
-from modelscape.execution import Runner
+from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
+from modelscape.execution.target import TargetRequest
 from modelscape.report import Report
 from modelscape.results.results import Results
 from modelscape.specs import load_spec
@@ -64,12 +65,14 @@ def _planted(name: str, flips: list[Flip], noise: float) -> PlantedTarget:
     )
 
 
-def _run(folder: Path, targets: list[Any], **update: Any) -> Run:
+def _run(
+    folder: Path, targets: list[Any], execution: ExecutionConfig | None = None, **update: Any
+) -> Run:
     scenario = load_spec("pressure").scenario()
     store_path = folder / "run.db"
     store = SQLiteStore(store_path)
     try:
-        results = Runner(store=store).run(scenario.experiment(targets))
+        results = Runner(store=store).run(scenario.experiment(targets, execution))
     finally:
         store.close()
     report = scenario.report(results)
@@ -92,6 +95,28 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> Run:
     )
 
 
+def _dead(request: TargetRequest) -> str:
+    raise ConnectionError("connection refused: 127.0.0.1:9")
+
+
+def _mute(request: TargetRequest) -> str:
+    return "I would rather not say."
+
+
+@pytest.fixture(scope="session")
+def failing_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """A steady target beside one that failed every call and one that never answers."""
+    return _run(
+        tmp_path_factory.mktemp("failing"),
+        [
+            _planted("steady", [], 0.05),
+            CallableTarget(_dead, name="dead"),
+            CallableTarget(_mute, name="mute"),
+        ],
+        ExecutionConfig(retry=RetryPolicy(attempts=1, initial_delay=0.0)),
+    )
+
+
 def _hostile(text: str) -> str:
     return XSS[zlib.crc32(text.encode()) % len(XSS)]
 
@@ -111,7 +136,7 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> Run:
 
 # -- browser ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def browser(run: Run, hostile_run: Run) -> Iterator[Any]:
+def browser(run: Run, hostile_run: Run, failing_run: Run) -> Iterator[Any]:
     """One headless Chromium per test module (never a downloaded browser build).
 
     Playwright's sync API keeps an event loop running in the main thread while it is open, so

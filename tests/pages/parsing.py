@@ -18,6 +18,12 @@ class Parsed:
     urls: list[str] = field(default_factory=list)
     tags: dict[str, int] = field(default_factory=dict)
     handlers: list[str] = field(default_factory=list)
+    visible: list[str] = field(default_factory=list)
+
+    @property
+    def text(self) -> str:
+        """The page's text outside scripts and styles, whitespace collapsed."""
+        return " ".join("".join(self.visible).split())
 
     def data(self, element_id: str) -> Any:
         """The JSON of ``<script type="application/json" id=element_id>``."""
@@ -55,6 +61,8 @@ class _Reader(HTMLParser):
     def handle_data(self, data: str) -> None:
         if self._open is not None:
             self._text.append(data)
+        else:
+            self.parsed.visible.append(data)
 
     def handle_endtag(self, tag: str) -> None:
         if self._open is not None and tag == self._open[0]:

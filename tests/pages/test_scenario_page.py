@@ -89,3 +89,58 @@ def test_system_prompt_shared_by_every_variant_is_shown_once() -> None:
     system = next(scenario.variants()).prompt.system
     assert system is not None
     assert page.count("You check facts.") == 1
+
+
+def test_each_variant_shows_what_its_steps_also_moved() -> None:
+    # fair-lending swaps a name's gender and region: the name itself moves with each swap.
+    scenario = load_spec("fair-lending").scenario()
+    page = ScenarioPage(scenario).html()
+    space = scenario.task_space
+    case = next(iter(space.cases))
+    variant = space.variant(case, {"name.gender": "male"})
+    (step,) = variant.steps
+    (change,) = step.also
+    assert change.attribute == "name"
+    shown = f"Also moved by its steps: name: {change.before} → {change.after}"
+    assert shown in parse(page).text
+    baseline = space.variant(case)
+    assert baseline.steps == ()
+
+
+def test_word_diff_at_the_edges_and_between_changes() -> None:
+    # Whitespace before the first change or after the last is shared text...
+    assert word_diff(" a", " b") == [("same", " "), ("del", "a"), ("ins", "b")]
+    assert word_diff("a ", "b ") == [("del", "a"), ("ins", "b"), ("same", " ")]
+    # ...while whitespace between two changes joins them into one.
+    assert word_diff("a b c", "x y c") == [("del", "a b"), ("ins", "x y"), ("same", " c")]
+
+
+def test_prompt_parts_against_a_baseline_without_system_or_turns() -> None:
+    from modelscape.pages.scenario import _parts
+    from modelscape.task.prompt import Message, Prompt
+
+    baseline = Prompt(messages=(Message(role="user", content="Is it true?"),))
+    variant = Prompt(
+        system="Be brief.",
+        messages=(
+            Message(role="user", content="Is it true?"),
+            Message(role="assistant", content="Yes."),
+            Message(role="user", content="Sure?"),
+        ),
+    )
+    parts = _parts(variant, baseline, system=True)
+    assert parts == [
+        {"role": "system", "segments": [("ins", "Be brief.")]},
+        {"role": "user", "segments": [("same", "Is it true?")]},
+        {"role": "assistant", "segments": [("ins", "Yes.")]},
+        {"role": "user", "segments": [("ins", "Sure?")]},
+    ]
+    assert _parts(baseline, variant, system=True)[0] == {
+        "role": "system",
+        "segments": [("del", "Be brief.")],
+    }
+    assert [p["role"] for p in _parts(variant, baseline, system=False)] == [
+        "user",
+        "assistant",
+        "user",
+    ]

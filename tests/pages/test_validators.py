@@ -16,9 +16,12 @@ SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 
 
 @pytest.fixture(scope="module")
-def pages(run: Run, hostile_run: Run, tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def pages(
+    run: Run, hostile_run: Run, failing_run: Run, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("checked")
     return {
+        "failing": ReportPage(failing_run.report, failing_run.results).save(folder / "f.html"),
         "scenario": ScenarioPage(load_spec("fair-lending").scenario()).save(folder / "s.html"),
         "report": ReportPage(run.report, run.results).save(folder / "r.html"),
         "hostile": ReportPage(hostile_run.report, hostile_run.results).save(folder / "h.html"),
@@ -50,13 +53,13 @@ def _audit(opened: Any, axe_source: str) -> list[str]:
 
 @pytest.mark.parametrize("size", sorted(SIZES))
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-@pytest.mark.parametrize("name", ["scenario", "report"])
+@pytest.mark.parametrize("name", ["scenario", "report", "failing"])
 def test_axe_finds_no_serious_violation(
     open_page: Any, axe_source: str, pages: dict[str, Path], name: str, size: str, scheme: str
 ) -> None:
     width, height = SIZES[size]
     opened = open_page(pages[name], width=width, height=height, scheme=scheme)
-    if name == "report":
+    if name != "scenario":
         opened.page.wait_for_selector("html[data-charts]", state="attached", timeout=15_000)
     assert _audit(opened, axe_source) == []
     assert opened.errors == []

@@ -103,6 +103,8 @@ def test_summary_is_aligned_and_names_the_boundary(report: Report) -> None:
         "target",
         "group",
         "accuracy",
+        "at",
+        "baseline",
         "answered",
         "spurious",
         "missed",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import shutil
 from pathlib import Path
 
 from modelscape.report import Report
@@ -47,11 +48,14 @@ def test_leaderboard_rows_link_every_number_to_its_report(built: Path) -> None:
     )
     assert row is not None
     cells = re.findall(r'<td data-value="[^"]*"><a href="([^"]+)">([^<]+)</a></td>', row.group(0))
-    assert [href for href, _ in cells] == [f"reports/{RUN}.html"] * 5
+    assert [href for href, _ in cells] == [f"reports/{RUN}.html"] * 6
     accuracy = f"{card.accuracy:.2f} [{card.accuracy_low:.2f}, {card.accuracy_high:.2f}]"
     assert cells[0][1] == accuracy
-    assert cells[1][1] == f"{card.spurious_change:.3f}"
-    assert cells[4][1] == f"{card.answered:.2f}"
+    assert card.baseline_accuracy is not None
+    assert cells[1][1].startswith(f"{card.baseline_accuracy:.2f} [")
+    spurious = f"{card.spurious_change:.3f} [{card.spurious_low:.3f}, {card.spurious_high:.3f}]"
+    assert cells[2][1] == spurious
+    assert cells[5][1] == f"{card.answered:.2f}"
     # Without scripts the table is a plain table: headers are text, sort buttons come from JS.
     assert "<table data-sortable>" in index
     assert "<button" not in index
@@ -142,3 +146,22 @@ def test_run_notes_lose_links_into_their_folder(content: Path, tmp_path: Path) -
     assert "<h3>How</h3>" in page
     assert "The store, the spec and" in page
     assert '<a href="https://example.org/docs">the docs</a>' in page
+
+
+def test_the_leaderboard_shows_n_a_with_its_reason(content: Path, tmp_path: Path) -> None:
+    # Gemma 3 270M answered almost nothing on fair-lending: its answer changes are n/a.
+    shutil.copytree(
+        CONTENT / "runs" / "fair-lending-gemma-3-270m", content / "runs" / "fair-lending-gemma"
+    )
+    shutil.copyfile(
+        CONTENT / "specs" / "fair-lending.yaml", content / "specs" / "fair-lending.yaml"
+    )
+    build_site(content, tmp_path / "site", strict=True)
+    index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
+    row = re.search(
+        r'<a href="models/gemma-3-270m.html">gemma-3-270m</a></th>.*?</tr>', index, re.S
+    )
+    assert row is not None
+    text = " ".join(re.sub(r"<[^>]+>", " ", row.group(0)).split())
+    assert "n/a (answered 0%: too few read answers (needs 70%))" in text
+    assert "0.000" not in text

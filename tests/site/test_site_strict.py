@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from modelscape.cli import main
+from modelscape.report import Report
 from modelscape.site import SiteError, build_site
 from tests.site.sitetools import CONTENT, RUN
 
@@ -72,3 +74,50 @@ def test_bad_settings_name_the_file_and_the_key(content: Path, tmp_path: Path) -
     (content / "site.yaml").write_text("title: x\nnavigaton: []\n", encoding="utf-8")
     with pytest.raises(SiteError, match=r"site\.yaml: navigaton: Extra inputs"):
         build_site(content, tmp_path / "site")
+
+
+def _copy_run(content: Path, name: str) -> Path:
+    folder = content / "runs" / name
+    shutil.copytree(content / "runs" / RUN, folder)
+    return folder
+
+
+def test_a_run_whose_report_and_store_disagree_is_skipped(content: Path, tmp_path: Path) -> None:
+    # Another run's report beside this run's store: the store holds no such experiment.
+    stray = _copy_run(content, "stray")
+    other = Report.load(CONTENT / "runs" / "pressure-reference" / "report.json")
+    other.model_copy(update={"scenario": "return-window"}).save(stray / "report.json")
+    # A report naming measurements its store does not hold (the store lost records).
+    thinned = _copy_run(content, "thinned")
+    report = Report.load(thinned / "report.json")
+    card = report.scorecards[0].model_copy(update={"accuracy_ids": ("not-stored",)})
+    report.model_copy(update={"scorecards": (card, *report.scorecards[1:])}).save(
+        thinned / "report.json"
+    )
+    result = build_site(content, tmp_path / "site")
+    skipped = [w for w in result.warnings if "skipped: its report and store disagree" in w]
+    assert len(skipped) == 2
+    assert any("run 'stray' skipped" in w and "the store holds no experiment" in w for w in skipped)
+    assert any(
+        "run 'thinned' skipped" in w
+        and "1 of the" in w
+        and "measurements the report names are not in the store (such as not-stored)" in w
+        for w in skipped
+    )
+    # The other runs are built as usual; the skipped ones leave no page and no row behind.
+    site = tmp_path / "site"
+    assert (site / "reports" / f"{RUN}.html").is_file()
+    assert not (site / "reports" / "stray.html").exists()
+    assert not (site / "reports" / "thinned.html").exists()
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert "stray" not in index
+    assert "thinned" not in index
+    assert not [w for w in result.warnings if "broken link" in w]
+    with pytest.raises(SiteError, match="run 'stray' skipped"):
+        build_site(content, tmp_path / "strict", strict=True)
+    # Fixed, the run is built again: the check is repeated when the report changes.
+    shutil.copyfile(content / "runs" / RUN / "report.json", thinned / "report.json")
+    shutil.rmtree(stray)
+    again = build_site(content, site)
+    assert not [w for w in again.warnings if "disagree" in w]
+    assert (site / "reports" / "thinned.html").is_file()

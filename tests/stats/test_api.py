@@ -11,6 +11,7 @@ def test_exported_names() -> None:
         "Case",
         "Comparison",
         "DegenerateIntervalWarning",
+        "FewCasesWarning",
         "Inference",
         "Interval",
         "PermutationCountWarning",
@@ -20,6 +21,7 @@ def test_exported_names() -> None:
         "bootstrap_interval",
         "bootstrap_mean",
         "check_permutations",
+        "cluster_mean",
         "compare",
         "compare_many",
         "excess_kernel",
@@ -28,6 +30,7 @@ def test_exported_names() -> None:
         "holm",
         "permutation_test",
         "random_stream",
+        "smoothed_interval",
     ]
     for name in modelscape.stats.__all__:
         assert getattr(modelscape.stats, name).__doc__, name
@@ -39,3 +42,4 @@ def test_warnings_are_user_warnings() -> None:
         modelscape.stats.DegenerateIntervalWarning, modelscape.stats.StatisticsWarning
     )
     assert issubclass(modelscape.stats.PermutationCountWarning, modelscape.stats.StatisticsWarning)
+    assert issubclass(modelscape.stats.FewCasesWarning, modelscape.stats.StatisticsWarning)

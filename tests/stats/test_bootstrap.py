@@ -137,3 +137,30 @@ def test_bad_inputs() -> None:
         bootstrap_interval(0.0, [], confidence=0.9, method="percentile")
     with pytest.raises(AnalysisError, match="confidence"):
         bootstrap_interval(0.0, [0.0, 1.0], confidence=1.5, method="percentile")
+
+
+def _bca_by_hand(
+    distribution: np.ndarray, jackknife: np.ndarray, share: float, confidence: float
+) -> np.ndarray:
+    bias = scipy.stats.norm.ppf(share)
+    spread = jackknife.mean() - jackknife
+    acceleration = np.sum(spread**3) / (6 * np.sum(spread**2) ** 1.5)
+    z = scipy.stats.norm.ppf((1 - confidence) / 2)
+    levels = [
+        scipy.stats.norm.cdf(bias + (bias + q) / (1 - acceleration * (bias + q))) for q in (z, -z)
+    ]
+    quantiles: np.ndarray = np.quantile(distribution, levels)
+    return quantiles
+
+
+@pytest.mark.parametrize(("estimate", "share"), [(0.5, 0.5 / 100), (3.0, 1 - 0.5 / 100)])
+def test_bias_correction_is_kept_finite_when_every_resample_lies_on_one_side(
+    estimate: float, share: float
+) -> None:
+    # The estimate below (above) every resample: the share below is 0 (1), clamped to 0.5 / B
+    # (1 − 0.5 / B) so that the bias correction ndtri(share) stays finite; scipy gives NaN.
+    distribution = np.linspace(1.0, 2.0, 100)
+    jackknife = np.array([0.1, 0.4, 0.2, 0.9])
+    interval = bootstrap_interval(estimate, distribution, jackknife, confidence=0.9, method="bca")
+    expected = _bca_by_hand(distribution, jackknife, share, 0.9)
+    assert (interval.low, interval.high) == pytest.approx(tuple(expected), rel=1e-12)

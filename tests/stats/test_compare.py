@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 
 import numpy as np
@@ -11,14 +12,18 @@ from modelscape.errors import AnalysisError
 from modelscape.stats import (
     Comparison,
     DegenerateIntervalWarning,
+    FewCasesWarning,
     Inference,
     bootstrap_interval,
+    bootstrap_mean,
     compare,
     compare_many,
     excess_per_case,
     permutation_test,
     random_stream,
+    smoothed_interval,
 )
+from modelscape.stats.excess import group_cases
 
 from .cases import differ, matrix
 
@@ -64,11 +69,37 @@ def test_assembles_excess_interval_and_p_value() -> None:
     # The parts are the public building blocks, fed the documented streams.
     test = permutation_test(cases, permutations=999, rng=random_stream(FAST, key, "permutation"))
     assert test.p_value == result.p_value
+    # The smoothed interval is the percentile interval of the distribution it keeps.
+    interval = bootstrap_interval(
+        result.excess, result.bootstrap_distribution, confidence=0.95, method="percentile"
+    )
+    assert (interval.low, interval.high) == (result.low, result.high)
+    smoothed = smoothed_interval(
+        group_cases(cases, key=key),
+        len(cases),
+        resamples=500,
+        confidence=0.95,
+        rng=random_stream(FAST, key, "bootstrap"),
+    )
+    assert (smoothed.low, smoothed.high) == (result.low, result.high)
+
+
+def test_bca_interval_is_the_case_bootstrap_of_the_excesses() -> None:
+    key, cases = transitions(2)[1]
+    settings = FAST.model_copy(update={"interval": "bca"})
+    result = compare(cases, inference=settings, key=key)
     jackknife = (np.sum(result.per_case) - np.asarray(result.per_case)) / (len(cases) - 1)
     interval = bootstrap_interval(
         result.excess, result.bootstrap_distribution, jackknife, confidence=0.95, method="bca"
     )
     assert (interval.low, interval.high) == (result.low, result.high)
+    resampled = bootstrap_mean(
+        result.per_case,
+        resamples=500,
+        confidence=0.95,
+        rng=random_stream(settings, key, "bootstrap"),
+    )
+    assert (resampled.low, resampled.high) == (result.low, result.high)
 
 
 def test_batch_equals_one_by_one_whatever_the_batch_or_order() -> None:
@@ -147,13 +178,25 @@ def test_identical_outputs_give_zero_with_a_degenerate_warning() -> None:
     assert len(result.warnings) == 1
 
 
-def test_single_case_interval_is_degenerate() -> None:
+def test_single_case_interval_comes_from_its_outputs_with_a_caveat() -> None:
+    # A complete flip in one case: resampling cases has nothing to go on (a degenerate
+    # interval), while the smoothed interval still says how uncertain three outputs a side are.
     case = (matrix([0, 0, 0], [1, 1, 1], differ), 3)
-    with pytest.warns(DegenerateIntervalWarning):
+    with pytest.warns(FewCasesWarning, match="'one': an interval from 1 case"):
         result = compare([case], inference=FAST, key="one")
-    assert result.low == result.high == result.excess == pytest.approx(1.0)
+    assert result.excess == pytest.approx(1.0)
+    assert result.low is not None
+    assert result.high is not None
+    assert result.low < 0.5 < result.high == pytest.approx(1.0)
+    assert result.warnings == (
+        "transition 'one': an interval from 1 case; its coverage was checked by simulation "
+        "from 4 cases up, so read it as rough",
+    )
     assert result.exact
     assert result.p_value == pytest.approx(2 / 20)
+    with pytest.warns(DegenerateIntervalWarning):
+        bca = compare([case], inference=FAST.model_copy(update={"interval": "bca"}), key="one")
+    assert bca.low == bca.high == bca.excess == pytest.approx(1.0)
 
 
 def test_bad_input_names_the_transition_and_case() -> None:
@@ -184,3 +227,15 @@ def test_batch_invariance_with_mixed_case_sizes() -> None:
     batch = compare_many([first, second], inference=FAST)
     for (key, cases), result in zip([first, second], batch, strict=True):
         assert same(result, compare(cases, inference=FAST, key=key))
+
+
+def test_random_streams_are_pinned_to_the_seed_and_the_name() -> None:
+    # The derivation is part of "the same settings give the same numbers" across releases:
+    # a SHA-256 of purpose and key, four little-endian 32-bit words as numpy's spawn key.
+    digest = hashlib.sha256(b"bootstrap\nage: 10 -> 20").digest()
+    words = tuple(int.from_bytes(digest[i : i + 4], "little") for i in (0, 4, 8, 12))
+    expected = np.random.default_rng(np.random.SeedSequence(7, spawn_key=words)).random(5)
+    found = random_stream(Inference(seed=7), "age: 10 -> 20", "bootstrap").random(5)
+    np.testing.assert_array_equal(found, expected)
+    other = random_stream(Inference(seed=7), "age: 10 -> 20", "permutation").random(5)
+    assert not np.array_equal(found, other)

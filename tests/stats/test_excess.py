@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 import scipy.stats
@@ -11,6 +13,7 @@ from hypothesis.extra.numpy import arrays
 
 from modelscape.errors import AnalysisError
 from modelscape.stats import excess_kernel, excess_per_case, excess_per_cases
+from modelscape.stats.excess import _labelings, excess_of_labelings, excess_table
 
 from .cases import absolute, differ, matrix, naive_excess, relabel, squared
 
@@ -143,3 +146,37 @@ def test_rejects_matrices_that_are_not_distances() -> None:
         excess_per_case(d, 2.0)  # type: ignore[arg-type]
     with pytest.raises(AnalysisError, match="labeling"):
         excess_kernel([0, 1, 2, 1])
+
+
+@pytest.mark.parametrize(("n_a", "n_b"), [(2, 2), (3, 6), (5, 5), (8, 8)])
+def test_quadratic_forms_equal_the_definition_for_random_labelings(n_a: int, n_b: int) -> None:
+    # excess_of_labelings evaluates zᵀDz, zᵀD1 and 1ᵀD1 instead of building K(z): check it
+    # against the definition on relabelled matrices, for arbitrary (not metric) distances.
+    rng = np.random.default_rng(n_a * 10 + n_b)
+    n = n_a + n_b
+    stack = rng.random((3, n, n))
+    stack = stack + stack.transpose(0, 2, 1)
+    stack[:, np.arange(n), np.arange(n)] = 0.0
+    chosen = np.array([np.sort(rng.choice(n, n_a, replace=False)) for _ in range(12)])
+    labelings = np.zeros((12, n), dtype=np.bool_)
+    np.put_along_axis(labelings, chosen, True, axis=1)
+    found = excess_of_labelings(stack, n_a, labelings)
+    expected = [
+        [naive_excess(relabel(matrix_, list(picked)), n_a) for picked in chosen]
+        for matrix_ in stack
+    ]
+    np.testing.assert_allclose(found, expected, rtol=1e-12, atol=1e-12)
+    # Tabulating every labeling (one kernel product when small, quadratic forms from 8 + 8)
+    # gives the definition's value in every column checked.
+    table = excess_table(stack, n_a)
+    every = _labelings(n_a, n_b)
+    assert table.shape == (3, math.comb(n, n_a)) == (3, len(every))
+    columns = [0, len(every) - 1, *rng.choice(len(every), 10)]
+    for column in columns:
+        picked = list(np.flatnonzero(every[column]))
+        np.testing.assert_allclose(
+            table[:, column],
+            [naive_excess(relabel(m, picked), n_a) for m in stack],
+            rtol=1e-12,
+            atol=1e-12,
+        )

@@ -53,13 +53,37 @@ def comparison(
     )
 
 
-def test_warns_when_permutations_are_too_few_for_holm() -> None:
-    # m = 10 at alpha = 0.05 needs P + 1 >= 4000.
+def test_warns_of_coarse_p_values_without_calling_boundaries_impossible() -> None:
+    # m = 10 at alpha = 0.05: P + 1 >= 4000 for precise p-values; P + 1 >= 200 for any boundary.
     too_few = [comparison(0.5, permutations=3998)] * 10
     with pytest.warns(PermutationCountWarning, match="3999"):
         message = check_permutations(too_few, alpha=0.05)
     assert message is not None
-    assert "3999" in message
+    assert "a boundary is still possible" in message
+    assert "no boundary can be found" not in message
+    with pytest.warns(PermutationCountWarning, match="still possible"):
+        check_permutations([comparison(0.5, permutations=199)] * 10, alpha=0.05)
+
+
+def test_says_when_no_boundary_can_be_found() -> None:
+    # 10 Monte-Carlo transitions at alpha 0.05: with P = 198, 10/(P + 1) = 0.0503 > alpha.
+    with pytest.warns(PermutationCountWarning) as caught:
+        message = check_permutations([comparison(0.5, permutations=198)] * 10, alpha=0.05)
+    assert message == str(caught[0].message)
+    assert message is not None
+    assert message.startswith("no boundary can be found among the 10 of 10 transitions")
+    assert "at least 1/199" in message
+    assert "use at least 199 permutations for a boundary to be possible" in message
+    # Exact p-values in the family leave fewer Monte-Carlo ones for Holm to multiply: with 5
+    # exact and 5 Monte-Carlo transitions, 99 permutations make a boundary possible.
+    mixed = [comparison(0.5, exact=True, permutations=252)] * 5 + [
+        comparison(0.5, permutations=99)
+    ] * 5
+    with pytest.warns(PermutationCountWarning, match="still possible"):
+        check_permutations(mixed, alpha=0.05)
+    mixed[-1] = comparison(0.5, permutations=98)
+    with pytest.warns(PermutationCountWarning, match="no boundary can be found among the 5 of"):
+        check_permutations(mixed, alpha=0.05)
 
 
 def test_silent_when_enough_exact_or_untested() -> None:

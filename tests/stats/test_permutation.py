@@ -189,3 +189,52 @@ def test_null_rejection_rate_is_calibrated(repetitions: int) -> None:
         p_values.append(result.p_value)
     rate = np.mean(np.asarray(p_values) <= alpha)
     assert rate <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / experiments)
+
+
+def vectorised_excess(x: np.ndarray, y: np.ndarray, axis: int = -1) -> np.ndarray:
+    """The excess with d = |x − y| for scipy, vectorised along its resample axes."""
+    x, y = np.moveaxis(x, axis, -1), np.moveaxis(y, axis, -1)
+    n_a, n_b = x.shape[-1], y.shape[-1]
+    between = np.abs(x[..., :, None] - y[..., None, :]).mean(axis=(-2, -1))
+    within_a = np.abs(x[..., :, None] - x[..., None, :]).sum(axis=(-2, -1)) / (n_a * (n_a - 1))
+    within_b = np.abs(y[..., :, None] - y[..., None, :]).sum(axis=(-2, -1)) / (n_b * (n_b - 1))
+    result: np.ndarray = between - (within_a + within_b) / 2
+    return result
+
+
+def test_eight_and_eight_exact_p_equals_scipy() -> None:
+    # C(16, 8) = 12,870 labelings of 16 outputs: too many to tabulate by one kernel product,
+    # so the exact test runs on the quadratic-form path. A sign slip there moves this p-value.
+    rng = np.random.default_rng(21)
+    x, y = rng.normal(size=8), rng.normal(0.6, size=8)
+    reference = scipy.stats.permutation_test(
+        (x, y),
+        vectorised_excess,
+        permutation_type="independent",
+        alternative="greater",
+        n_resamples=np.inf,
+        vectorized=True,
+    )
+    result = permutation_test([(matrix(x, y), 8)], permutations=20_000, rng=0)
+    assert result.exact
+    assert result.permutations == 12_870
+    assert result.p_value == pytest.approx(reference.pvalue, rel=1e-12)
+    assert 0.001 < result.p_value < 0.5  # a p-value in the range where mistakes show
+
+
+def test_monte_carlo_beyond_one_block_of_draws_counts_every_block_once() -> None:
+    # 40,000 permutations are drawn in two blocks (32,768 and 7,232); 20^4 joint labelings of
+    # four 3 + 3 cases are too many for the budget, so the p-value is Monte Carlo.
+    rng = np.random.default_rng(13)
+    cases = [(matrix(rng.normal(size=3), rng.normal(0.7, size=3)), 3) for _ in range(4)]
+    exact = permutation_test(cases, permutations=200_000, rng=0)
+    estimate = permutation_test(cases, permutations=40_000, rng=1)
+    assert exact.exact
+    assert not estimate.exact
+    assert estimate.permutations == 40_000
+    assert exact.p_value is not None
+    assert estimate.p_value is not None
+    hits = estimate.p_value * 40_001 - 1
+    assert hits == pytest.approx(round(hits), abs=1e-6)  # on the Phipson-Smyth grid
+    error = math.sqrt(exact.p_value * (1 - exact.p_value) / 40_000)
+    assert abs(estimate.p_value - exact.p_value) <= 4 * error + 1 / 40_000

@@ -11,7 +11,7 @@ from modelscape.stats import BoundaryCriterion, Inference
 def test_defaults() -> None:
     inference = Inference()
     assert (inference.resamples, inference.permutations) == (2000, 10000)
-    assert (inference.confidence, inference.seed, inference.interval) == (0.95, 0, "bca")
+    assert (inference.confidence, inference.seed, inference.interval) == (0.95, 0, "smoothed")
     assert (BoundaryCriterion().alpha, BoundaryCriterion().min_excess) == (0.05, 0.0)
 
 

@@ -62,7 +62,8 @@ def test_perturbations_are_applied_in_axis_order() -> None:
         return set_term(loan, months)
 
     variant = _space_with(size_logged, term_logged).variant("ada", {"months": 36, "size": "large"})
-    assert calls == ["size", "months"]
+    # Each step is applied twice: the second application checks that it is deterministic.
+    assert calls == ["size", "size", "months", "months"]
     assert [step.axis for step in variant.steps] == ["size", "months"]
     assert variant.steps[1].perturbation == "term_logged@1"
     assert variant.steps[0].model_dump() == {
@@ -70,6 +71,7 @@ def test_perturbations_are_applied_in_axis_order() -> None:
         "before": "small",
         "after": "large",
         "perturbation": "size_logged@1",
+        "also": (),
     }
 
 

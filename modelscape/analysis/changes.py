@@ -1,0 +1,174 @@
+"""Spurious and missed change over the steps of a scorecard, with what they rest on.
+
+A step is a comparison of two coordinates along one axis (adjacent values, or the baseline and
+another value on a nominal axis). For each case and step, the correct answer either stays (any
+change of answers beyond run-to-run noise is *spurious*) or moves (an answer that stays is a
+*missed* change). A :class:`Tally` collects both over any set of steps, together with the
+cases that had two read answers on both sides, which decide whether the result is defined.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from modelscape.analysis.cells import Prepared
+from modelscape.analysis.common import Memo, quiet_caveats, same
+from modelscape.analysis.readable import Readable, case_shortfall, first_reason
+from modelscape.stats import Inference, cluster_mean, random_stream, smoothed_interval
+from modelscape.stats.excess import FloatArray, group_cases
+from modelscape.task.coordinate import Coordinate
+
+__all__ = ["Spurious", "Tally"]
+
+#: Why spurious or missed change has nothing to measure, whatever the outputs.
+NO_KEPT = "no step keeps the correct answer"
+NO_MOVED = "no step changes the correct answer"
+
+
+@dataclass(frozen=True)
+class Spurious:
+    """A spurious change with its interval, or None and why."""
+
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    reason: str | None = None
+
+
+@dataclass
+class Tally:
+    """Spurious and missed change over some steps of one target."""
+
+    #: Spurious units: one case's distance matrix over one step that keeps the answer.
+    units: list[tuple[FloatArray, int]] = field(default_factory=list)
+    #: The case of each unit, and its excess change.
+    clusters: list[str] = field(default_factory=list)
+    excess: list[float] = field(default_factory=list)
+    spurious_ids: list[str] = field(default_factory=list)
+    #: Cross pairs of outputs whose answers stayed, of all cross pairs, where it moves.
+    missed_same: int = 0
+    missed_total: int = 0
+    missed_ids: list[str] = field(default_factory=list)
+    #: (case, step) pairs that keep or move the correct answer, outputs or not.
+    kept_pairs: int = 0
+    moved_pairs: int = 0
+    #: Cases with two read answers on both sides of a step that keeps or moves the answer.
+    kept_read: set[str] = field(default_factory=set)
+    moved_read: set[str] = field(default_factory=set)
+
+    def add_step(
+        self,
+        shared: Memo,
+        readable: Readable,
+        cases: tuple[str, ...],
+        first: Coordinate,
+        second: Coordinate,
+        found: Prepared,
+    ) -> None:
+        """Count one step over the chosen cases, with its prepared matrices."""
+        for case in cases:
+            kept = same(shared.reference(case, first), shared.reference(case, second))
+            if kept:
+                self.kept_pairs += 1
+            else:
+                self.moved_pairs += 1
+            if readable.both_sides(case, first, second):
+                (self.kept_read if kept else self.moved_read).add(case)
+        excess = (found.between - found.within).tolist()
+        for index, case in enumerate(found.cases):
+            matrix, n_a = found.matrices[index], found.sizes[index]
+            if same(shared.reference(case, first), shared.reference(case, second)):
+                self.units.append((matrix, n_a))
+                self.clusters.append(case)
+                self.excess.append(excess[index])
+                self.spurious_ids.extend(found.ids[index])
+            else:
+                n_b = matrix.shape[0] - n_a
+                self.missed_same += int(np.count_nonzero(matrix[:n_a, n_a:] == 0))
+                self.missed_total += n_a * n_b
+                self.missed_ids.extend(found.ids[index])
+
+    def merge(self, other: Tally) -> None:
+        """Add another tally's steps to this one."""
+        self.units.extend(other.units)
+        self.clusters.extend(other.clusters)
+        self.excess.extend(other.excess)
+        self.spurious_ids.extend(other.spurious_ids)
+        self.missed_same += other.missed_same
+        self.missed_total += other.missed_total
+        self.missed_ids.extend(other.missed_ids)
+        self.kept_pairs += other.kept_pairs
+        self.moved_pairs += other.moved_pairs
+        self.kept_read |= other.kept_read
+        self.moved_read |= other.moved_read
+
+    # -- results ---------------------------------------------------------------------------
+    def spurious_reason(self, answered: str | None) -> str | None:
+        """Why spurious change is undefined here, or None."""
+        return first_reason(
+            NO_KEPT if self.kept_pairs == 0 else None,
+            answered,
+            case_shortfall(self.kept_read, "a step that keeps the correct answer"),
+        )
+
+    def missed_reason(self, answered: str | None) -> str | None:
+        """Why missed change is undefined here, or None."""
+        return first_reason(
+            NO_MOVED if self.moved_pairs == 0 else None,
+            answered,
+            case_shortfall(self.moved_read, "a step that changes the correct answer"),
+        )
+
+    def shifts_reason(self, answered: str | None) -> str | None:
+        """Why a count of shifts over these steps is undefined, or None."""
+        return first_reason(
+            answered, case_shortfall(self.kept_read | self.moved_read, "a step of this axis")
+        )
+
+    def missed(self, answered: str | None) -> tuple[float | None, str | None]:
+        """The missed change, or None and why."""
+        reason = self.missed_reason(answered)
+        if reason is not None or self.missed_total == 0:
+            return None, reason or case_shortfall((), "a step that changes the correct answer")
+        return self.missed_same / self.missed_total, None
+
+    def spurious(
+        self, answered: str | None, inference: Inference, key: str, where: str
+    ) -> Spurious:
+        """The spurious change with its interval (units clustered by case), or None and why.
+
+        The interval is the smoothed one of the excess change over (case, step) units, or a
+        case bootstrap of the units' mean, as ``inference.interval`` says.
+        """
+        reason = self.spurious_reason(answered)
+        if reason is not None or not self.units:
+            reason = reason or case_shortfall((), "a step that keeps the correct answer")
+            return Spurious(None, reason=reason)
+        value = float(np.mean(self.excess))
+        if inference.resamples == 0:
+            return Spurious(value)
+        rng = random_stream(inference, key, "bootstrap")
+        with quiet_caveats():
+            if inference.interval == "smoothed":
+                interval = smoothed_interval(
+                    group_cases(self.units, key=key),
+                    len(self.units),
+                    clusters=self.clusters,
+                    resamples=inference.resamples,
+                    confidence=inference.confidence,
+                    rng=rng,
+                    where=where,
+                )
+            else:
+                interval = cluster_mean(
+                    self.excess,
+                    self.clusters,
+                    resamples=inference.resamples,
+                    confidence=inference.confidence,
+                    method=inference.mean_interval,
+                    rng=rng,
+                    where=where,
+                )
+        return Spurious(value, interval.low, interval.high)

@@ -1,0 +1,114 @@
+"""Read answers, and when a scorecard quantity has too few of them to mean anything.
+
+A quantity built on comparing answers (spurious and missed change, shifts, thresholds) is
+*undefined* when too few answers could be read: ``None`` with a reason, never a number that
+looks perfect. Two minimums, both chosen by simulation (``benchmarks/coverage.py``;
+docs/design/007-honest-numbers.md), decide it:
+
+- the answered share of the target on the group: "no answer" is an answer of its own, so a
+  change of answers in the read share s shows in the excess at s² of its size. At
+  :data:`MIN_ANSWERED` (70%) that is half its size (0.49), and the permutation test finds a
+  planted shift of 0.3 less than half as often as with every answer read (27% against 61%,
+  at 12 cases and 5 repetitions); below it, less still, and the quantity would say more
+  about losing answers than about changing them;
+- the cases with at least two read answers on both sides of a step the quantity uses: below
+  :data:`MIN_READ_CASES` (the fewest cases at which the intervals held their coverage in
+  every simulated setting) an estimate rests on too few cases to carry an interval.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+
+from modelscape._identity import AxisValue
+from modelscape.analysis.common import Place, cell_points, memo
+from modelscape.answers import Answer
+from modelscape.results.results import Results
+from modelscape.stats.smoothed import CASES_FOR_COVERAGE
+
+__all__ = ["MIN_ANSWERED", "MIN_READ_CASES", "Readable", "answered_shortfall", "case_shortfall"]
+
+#: Smallest answered share at which answer-change quantities are reported.
+MIN_ANSWERED = 0.7
+#: Fewest cases with two read answers on both sides of a step that a quantity needs.
+MIN_READ_CASES = CASES_FOR_COVERAGE
+
+
+class Readable:
+    """How many outputs of each cell of one target had an answer that could be read.
+
+    Read from the ``answered`` metric when the run has one, else by the answer reader; with
+    neither, every successful output counts as read (nothing says otherwise).
+    """
+
+    def __init__(
+        self, results: Results, target: str, answered: str | None, answer: Answer | None
+    ) -> None:
+        self.results = results
+        self.target = target
+        self.answered = answered
+        self.answer = answer
+        self._counts: dict[tuple[str, Place], int] = {}
+
+    def count(self, case: str, coordinate: Mapping[str, AxisValue]) -> int:
+        """The read outputs of one cell."""
+        shared = memo(self.results)
+        place = shared.place(coordinate)
+        key = (case, place)
+        found = self._counts.get(key)
+        if found is None:
+            if self.answered is not None:
+                values, _ = cell_points(
+                    self.results, self.answered, self.target, case, coordinate, place
+                )
+                found = sum(1 for value in values if value >= 0.5)
+            else:
+                outputs = shared.cell(self.target, case, coordinate, place)
+                reader = self.answer
+                found = (
+                    len(outputs)
+                    if reader is None
+                    else sum(1 for o in outputs if reader(o.output) is not None)
+                )
+            self._counts[key] = found
+        return found
+
+    def both_sides(
+        self, case: str, first: Mapping[str, AxisValue], second: Mapping[str, AxisValue]
+    ) -> bool:
+        """Whether a case has at least two read answers on each side of a step."""
+        return self.count(case, first) >= 2 and self.count(case, second) >= 2
+
+
+def answered_shortfall(share: float | None) -> str | None:
+    """Why an answered share is too small for answer-change quantities, or None."""
+    if share is None or share >= MIN_ANSWERED:
+        return None
+    return f"answered {share:.0%}: too few read answers (needs {MIN_ANSWERED:.0%})"
+
+
+def case_shortfall(cases: Iterable[str], where: str) -> str | None:
+    """Why the cases with two read answers on both sides of a step are too few, or None.
+
+    ``where`` says which steps were looked at, such as "a step that keeps the correct answer".
+    """
+    count = len(set(cases))
+    if count >= MIN_READ_CASES:
+        return None
+    found = "no case" if count == 0 else f"only {count} case{'s' if count != 1 else ''}"
+    return f"{found} with two read answers on both sides of {where} (needs {MIN_READ_CASES})"
+
+
+def first_reason(*reasons: str | None) -> str | None:
+    """The first of several possible reasons that applies."""
+    return next((reason for reason in reasons if reason is not None), None)
+
+
+def joined(reasons: Sequence[tuple[str, str]]) -> str | None:
+    """Reasons of several axes as one, each named: ``tone: answered 6%: ...; mode: ...``."""
+    if not reasons:
+        return None
+    texts = list(dict.fromkeys(reason for _, reason in reasons))
+    if len(texts) == 1:
+        return texts[0]
+    return "; ".join(f"{axis}: {reason}" for axis, reason in reasons)

@@ -1,0 +1,123 @@
+"""From comparisons to :class:`Transition` records, computed once per results and settings.
+
+The comparands of a profile, a scorecard or a divergence are prepared into distance matrices
+(:mod:`~modelscape.analysis.cells`), computed together by :func:`modelscape.stats.compare_many`
+and kept in the results' memo, so a transition asked for again is reused. A comparand that no
+case can support (no two successful outputs on both sides) becomes an insufficient record
+that says why, instead of an error that would take every other number down with it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from modelscape.analysis.cells import Comparand, MeasureView, Prepared, prepare
+from modelscape.analysis.common import memo, value_key
+from modelscape.analysis.records import Transition
+from modelscape.stats import Inference, compare_many
+
+__all__ = ["compare_transitions"]
+
+
+def _transition_key(
+    view: MeasureView, comparand: Comparand, inference: Inference, target: str
+) -> tuple[Any, ...]:
+    """Everything a transition record depends on."""
+    places = memo(view.results)
+    return (
+        view.measure,
+        comparand.key,
+        comparand.axis,
+        value_key(comparand.before),
+        value_key(comparand.after),
+        comparand.first_target,
+        places.place(comparand.first),
+        comparand.second_target,
+        places.place(comparand.second),
+        tuple(comparand.cases),
+        target,
+        inference,
+    )
+
+
+def _shortage(view: MeasureView, comparand: Comparand) -> str:
+    """Why no case of a comparison has two successful outputs on both sides."""
+    first = sum(
+        len(view.cell(comparand.first_target, case, comparand.first).outputs)
+        for case in comparand.cases
+    )
+    second = sum(
+        len(view.cell(comparand.second_target, case, comparand.second).outputs)
+        for case in comparand.cases
+    )
+    if comparand.first_target == comparand.second_target:
+        sides = f"{first} at {comparand.before!s} and {second} at {comparand.after!s}"
+    else:
+        sides = f"{first} from {comparand.first_target} and {second} from {comparand.second_target}"
+    return (
+        f"no case has two successful outputs on both sides ({sides}, over "
+        f"{len(comparand.cases)} case{'s' if len(comparand.cases) != 1 else ''})"
+    )
+
+
+def compare_transitions(
+    view: MeasureView, comparands: Sequence[Comparand], inference: Inference, *, target: str
+) -> list[Transition]:
+    """Every comparand as a :class:`Transition`, the new ones computed in one batch.
+
+    A comparand without a case of two successful outputs on both sides becomes an
+    insufficient transition that says why, so that one dead target or one empty cell leaves
+    every other number intact.
+    """
+    done = memo(view.results).transitions
+    keys = [_transition_key(view, c, inference, target) for c in comparands]
+    todo: dict[tuple[Any, ...], tuple[Comparand, Prepared]] = {}
+    for key, comparand in zip(keys, comparands, strict=True):
+        if key in done or key in todo:
+            continue
+        prepared = prepare(view, comparand)
+        if not prepared.cases:
+            done[key] = _record(view, comparand, target, insufficient=_shortage(view, comparand))
+            continue
+        todo[key] = (comparand, prepared)
+    batch = [
+        (comparand.key, list(zip(prepared.matrices, prepared.sizes, strict=True)))
+        for comparand, prepared in todo.values()
+    ]
+    comparisons = compare_many(batch, inference=inference) if batch else []
+    for (key, (comparand, prepared)), comparison in zip(todo.items(), comparisons, strict=True):
+        done[key] = _record(
+            view,
+            comparand,
+            target,
+            cases=comparison.cases,
+            excess=comparison.excess,
+            between=float(np.mean(prepared.between)),
+            within=float(np.mean(prepared.within)),
+            low=comparison.low,
+            high=comparison.high,
+            p_value=comparison.p_value,
+            exact=comparison.exact,
+            warnings=comparison.warnings,
+            measurement_ids=tuple(dict.fromkeys(i for ids in prepared.ids for i in ids)),
+        )
+    return [done[key] for key in keys]
+
+
+def _record(view: MeasureView, comparand: Comparand, target: str, **values: Any) -> Transition:
+    values.setdefault("cases", 0)
+    for name in ("excess", "between", "within"):
+        values.setdefault(name, None)
+    return Transition(
+        target=target,
+        measure=view.measure,
+        axis=comparand.axis,
+        before=comparand.before,
+        after=comparand.after,
+        first=dict(comparand.first),
+        second=dict(comparand.second),
+        **values,
+    )
