@@ -18,6 +18,7 @@ from modelscape._identity import canonical_json
 from modelscape._model import trusted
 from modelscape.errors import ExecutionError
 from modelscape.execution.calls import run_workers
+from modelscape.execution.cleaning import clean_data
 from modelscape.execution.experiment import Experiment
 from modelscape.measures import CallableDifference, CallableMetric, KeyedDifference, Response
 from modelscape.results.records import DifferenceMeasurement, Observation, PointMeasurement
@@ -75,6 +76,8 @@ async def score_point(
         else:
             result = await measure.measure(variant, observation.output)
             value, details = result.value, result.details
+        # Stored beside the outputs, so as clean as they are (and equal when loaded back).
+        details = clean_data(details)
     except Exception as error:
         where = f"observation {observation.id}"
         raise _failure("measure", measure.name, where, error) from error
