@@ -3,7 +3,8 @@
 Runs after the outputs are stored, over every ``ok`` observation of the experiment, and
 computes only what the store does not hold yet. Which pairs a pairwise measure sees follows
 docs/design/001-measurements.md: every pair of one target and case, and every pair of two
-targets at one case and coordinate.
+targets at one case and coordinate. Measurements are stored a thousand at a time, so a measure
+that fails part way keeps every full thousand it made, and the next run computes the rest.
 """
 
 from __future__ import annotations

@@ -373,6 +373,8 @@ def test_an_experiment_is_frozen_with_the_documented_defaults() -> None:
     assert bigger.calls() == 2 * 10 * 3
     with pytest.raises(dataclasses.FrozenInstanceError):
         run.seed = 3  # type: ignore[misc]
+    with pytest.raises(TypeError):  # every field by name, as the reference shows
+        Experiment(scenario().task_space, [planted()])  # type: ignore[misc]
 
 
 def test_health_counts_every_observation_of_each_target() -> None:
@@ -493,3 +495,30 @@ def test_a_measure_whose_details_hold_a_lone_surrogate_is_stored_as_cleaned(
     )
     again = Runner(store=store).run(run)  # a rerun reuses everything, and reads it back
     assert len(again.point_measurements) == len(fresh.point_measurements)
+
+
+def test_a_measure_that_fails_part_way_keeps_every_full_thousand_it_made(
+    store: SQLiteStore,
+) -> None:
+    base = experiment([planted()], repetitions=11, cases=20)  # 1,100 outputs
+    Runner(store=store).run(base)
+    calls: list[str] = []
+
+    def length(variant: object, output: TargetOutput) -> float:
+        calls.append(output.text)
+        if len(calls) == 1_001:
+            raise ValueError("the measure's bug")
+        return len(output.text)
+
+    measured = dataclasses.replace(
+        base,
+        point_metrics=(*base.point_metrics, CallableMetric(length, name="length")),
+        execution=FAST.model_copy(update={"concurrency": 1}),  # one at a time: a known order
+    )
+    with pytest.raises(ExecutionError, match="measure 'length' failed"):
+        Runner(store=store).run(measured)  # the outputs are reused; only the measure runs
+    calls.clear()
+    calls.append("past the bug")
+    results = Runner(store=store).run(measured)
+    assert len(calls) - 1 == 100  # the first thousand were stored before the failure
+    assert len([p for p in results.point_measurements if p.measure == "length"]) == 1_100

@@ -119,3 +119,20 @@ def test_a_store_file_that_alone_is_read_only_opens_read_only(tmp_path: Path) ->
     assert lines[1] == f"experiment {run} 20"
     assert lines[2].startswith("write refused:")
     assert "open read-only" in lines[2]
+
+
+def test_an_id_that_cannot_be_encoded_is_not_blamed_on_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "runs.db"
+    run = stored_run(path)
+    store = SQLiteStore(path)
+    lone = "\udcff"  # what a command-line argument of invalid UTF-8 becomes
+    for read in (
+        lambda: store.observations([lone]),
+        lambda: store.status_counts(lone),
+        lambda: store.measured(lone, ["o1"]),
+        lambda: store.load(lone),
+    ):
+        with pytest.raises(UnicodeEncodeError):
+            read()
+    assert store.status_counts(run)["ok"] == 20  # the file is fine
+    store.close()

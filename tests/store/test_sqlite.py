@@ -234,3 +234,25 @@ def test_ids_are_read_in_chunks_of_bounded_size(any_store: Store) -> None:
     any_store.save_observations([observation(i) for i in ids[::3]])
     assert set(any_store.observations(ids)) == set(ids[::3])
     assert any_store.claim(ids, "me", 60) == set(ids) - set(ids[::3])  # type: ignore[attr-defined]
+
+
+def test_text_is_stored_as_readable_utf8_json(tmp_path: Path) -> None:
+    """Other tools read the file too (``sqlite3``, ``json_extract``, a LIKE search): text is
+    kept as UTF-8, in details as in records, never as ``\\u`` escapes."""
+    path = tmp_path / "runs.db"
+    store = SQLiteStore(path)
+    store.save_observations([observation("o1", text="café 中")])
+    point = PointMeasurement(
+        id="m1", observation_id="o1", measure="x", measure_id="mx", value=None,
+        details={"word": "café 中"},
+    )  # fmt: skip
+    store.save_measurements(points=[point])
+    store.close()
+    with sqlite3.connect(path) as raw:
+        (details,) = raw.execute("SELECT details FROM measurements").fetchone()
+        (record,) = raw.execute("SELECT record FROM observations").fetchone()
+        found = raw.execute("SELECT count(*) FROM measurements WHERE details LIKE '%café 中%'")
+        assert found.fetchone() == (1,)
+    raw.close()
+    assert details == '{"word": "café 中"}'
+    assert '"text":"café 中"' in record
