@@ -189,12 +189,22 @@ def test_a_lease_of_a_dead_process_is_void(tmp_path: Path) -> None:
     store.close()
 
 
+def _pids() -> list[int]:
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+
+
+def _owner(pid: int) -> int | None:
+    try:
+        return Path(f"/proc/{pid}").stat().st_uid
+    except OSError:  # gone since it was listed
+        return None
+
+
 def test_a_lease_of_another_users_live_process_holds(tmp_path: Path) -> None:
     """A process this one may not signal (EPERM) is alive: a shared store on a machine of
     several users must not hand another user's observations out twice."""
     if os.getuid() != 0:
-        others = [int(p.name) for p in Path("/proc").iterdir()
-                  if p.name.isdigit() and p.stat().st_uid != os.getuid()]  # fmt: skip
+        others = [pid for pid in _pids() if _owner(pid) not in (None, os.getuid())]
         if not others:
             pytest.skip("no process of another user to lease from")
         assert holder_alive(others[0])
