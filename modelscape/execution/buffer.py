@@ -45,7 +45,8 @@ class WriteBuffer:
     """Observations (and their point measurements) waiting to be written.
 
     ``replaced`` maps the id of every observation that could not be stored to the failed
-    record stored in its place; ``broken`` is the store's error once nothing can be written.
+    record stored in its place; ``broken`` is the store's error once nothing can be written,
+    and ``lost`` counts the observations that could not be stored even as failed.
     """
 
     def __init__(self, store: Store) -> None:
@@ -110,11 +111,18 @@ class WriteBuffer:
             self.lost += 1
             if self.broken is None:
                 self.broken = StoreError(
-                    f"outputs cannot be written to {self.store!r}: {_describe(second)}; the run "
-                    "stopped, and a rerun asks for what was not stored"
+                    f"outputs cannot be written to {self.store!r}: {_describe(second)}"
                 )
             return
         self.replaced[observation.id] = failed
+
+    def failure(self) -> StoreError:
+        """The error a run ends with once the store is broken: its cause, and how many answers
+        that arrived (and were paid for) could not be stored."""
+        return StoreError(
+            f"{self.broken}; the run stopped with {self.lost} answers that arrived not stored, "
+            "and a rerun asks for them again"
+        )
 
     def kick(self) -> None:
         """Start a background write of what is pending, unless one is still running."""

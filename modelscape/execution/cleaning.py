@@ -12,6 +12,9 @@ any other code reads it:
   every string, JSON keys included, on the whole text: nothing is cut before it is scrubbed,
   so a secret cannot leak half of itself across a cut.
 
+A measure's details and a keyed measure's key come from user code and are stored beside the
+outputs, so :func:`clean_data` makes their text valid Unicode too.
+
 An output nested too deeply to walk cannot be stored either; it fails as a non-retryable
 :class:`~modelscape.execution.target.TargetError` naming the problem.
 """
@@ -26,7 +29,7 @@ from modelscape._identity import JsonValue
 from modelscape._model import trusted
 from modelscape.execution.target import TargetError, TargetOutput
 
-__all__ = ["Redactor", "clean_output", "clean_text", "redact_output"]
+__all__ = ["Redactor", "clean_data", "clean_output", "clean_text", "redact_output"]
 
 #: A function that removes secrets from text before anything is stored.
 Redactor: TypeAlias = Callable[[str], str]
@@ -41,6 +44,16 @@ def clean_text(text: str) -> str:
     # UTF-16 with surrogatepass writes every code point as it is, so a decoder sees a split
     # pair as the pair it is and a lone half as an error, which "replace" turns into U+FFFD.
     return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def clean_data(value: JsonValue) -> JsonValue:
+    """JSON data with every string in it, keys included, made valid Unicode by :func:`clean_text`.
+
+    A measure's details and a keyed measure's key are computed by user code and stored beside
+    the outputs, so they cross the same boundary: a lone surrogate in them would make their
+    write fail.
+    """
+    return _walk(value, clean_text)  # type: ignore[no-any-return]
 
 
 def _both(redact: Redactor | None) -> Redactor:

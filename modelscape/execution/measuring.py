@@ -3,7 +3,8 @@
 Runs after the outputs are stored, over every ``ok`` observation of the experiment, and
 computes only what the store does not hold yet. Which pairs a pairwise measure sees follows
 docs/design/001-measurements.md: every pair of one target and case, and every pair of two
-targets at one case and coordinate.
+targets at one case and coordinate. Measurements are stored a thousand at a time, so a measure
+that fails part way keeps every full thousand it made, and the next run computes the rest.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from modelscape._identity import canonical_json
 from modelscape._model import trusted
 from modelscape.errors import ExecutionError
 from modelscape.execution.calls import run_workers
+from modelscape.execution.cleaning import clean_data
 from modelscape.execution.experiment import Experiment
 from modelscape.measures import CallableDifference, CallableMetric, KeyedDifference, Response
 from modelscape.results.records import DifferenceMeasurement, Observation, PointMeasurement
@@ -75,6 +77,8 @@ async def score_point(
         else:
             result = await measure.measure(variant, observation.output)
             value, details = result.value, result.details
+        # Stored beside the outputs, so as clean as they are (and equal when loaded back).
+        details = clean_data(details)
     except Exception as error:
         where = f"observation {observation.id}"
         raise _failure("measure", measure.name, where, error) from error

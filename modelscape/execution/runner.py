@@ -257,7 +257,7 @@ class Runner:
             with contextlib.suppress(StoreError):
                 feed.release()
         if buffer.broken is not None:
-            raise buffer.broken
+            raise buffer.failure()
         if buffer.replaced:
             # Outputs that could not be stored were stored as failed: results say the same.
             arrived = [buffer.replaced.get(o.id, o) for o in arrived]

@@ -139,6 +139,10 @@ def guard(path: str, doing: str, *, records: bool = False) -> Iterator[None]:
         raise
     except sqlite3.DatabaseError as error:
         raise StoreError(_explain(path, doing, error)) from None
+    except UnicodeEncodeError:
+        # Text handed in that cannot be bound (a lone surrogate): the caller's, never the
+        # file's, since SQLite reports undecodable stored text as a DatabaseError.
+        raise
     except (ValueError, KeyError, TypeError) as error:
         if not records:
             raise

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modelscape.execution.cleaning import clean_output, clean_text, redact_output
+from modelscape.execution.cleaning import clean_data, clean_output, clean_text, redact_output
 from modelscape.execution.target import TargetError, TargetOutput
 
 # Every code point, surrogates included (Hypothesis leaves out category Cs unless told).
@@ -92,3 +92,17 @@ def test_data_nested_too_deeply_fails_with_a_clear_error() -> None:
     output = TargetOutput.model_construct(text="", data=deep)
     with pytest.raises(TargetError, match="nested too deeply"):
         clean_output(output, lambda text: text)
+    # Provider targets scrub their replies with redact_output: asking again would return the
+    # same nesting, so the error must not be retried.
+    with pytest.raises(TargetError, match="nested too deeply") as raised:
+        redact_output(output, str.upper)
+    assert raised.value.retryable is False
+
+
+def test_measure_data_is_cleaned_like_outputs() -> None:
+    assert clean_data({"k\ud83d": ["a\ude00", {"b": "ok"}, 1, 2.5, True, None]}) == {
+        "k\ufffd": ["a\ufffd", {"b": "ok"}, 1, 2.5, True, None]
+    }
+    assert clean_data("lone \ud83d") == "lone \ufffd"
+    for value in (None, 3, 0.5, False, "plain", ["x"]):
+        assert clean_data(value) == value

@@ -80,6 +80,14 @@ def test_a_record_that_cannot_be_written_is_stored_as_failed_and_costs_no_other(
         else:
             assert held.status == "ok", held.output.error
     assert {o.id for o in results.failed} == {o.id for o in poisoned}
+    # The results hold no measurement of an output that was not stored, and all of the others.
+    measured: dict[str, set[str]] = {}
+    for point in results.point_measurements:
+        measured.setdefault(point.observation_id, set()).add(point.measure)
+    assert not measured.keys() & {o.id for o in poisoned}
+    for observation in results.observations:
+        if observation not in poisoned:
+            assert measured[observation.id] == {"correct", "answered", "answer_change"}
     inner.close()
 
 
@@ -97,9 +105,11 @@ def test_a_store_that_takes_nothing_stops_the_run_with_its_error() -> None:
         return TargetOutput(text="yes")
 
     run = experiment([CallableTarget(answer, name="t")], repetitions=20, cases=4)
-    with pytest.raises(StoreError, match="disk full"):
+    with pytest.raises(StoreError, match="disk full") as raised:
         Runner(store=Broken(MemoryStore())).run(run)
     assert len(calls) < run.calls()  # it stopped asking: every answer would have been lost
+    # Every call that was made had its answer arrive, and none of them could be stored.
+    assert f"the run stopped with {len(calls)} answers that arrived not stored" in str(raised.value)
 
 
 class Slow(Wrapped):

@@ -149,3 +149,49 @@ def test_resolve_a_factory_of_no_arguments() -> None:
     assert isinstance(resolve_target("python:mapping_space:planted"), PlantedTarget)
     with pytest.raises(ExecutionError, match="not a target"):
         resolve_target("python:mapping_space:space")
+
+
+def test_options_reach_only_kinds_whose_factory_takes_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    made: list[tuple[str, dict[str, object]]] = []
+
+    def configurable(argument: str, **options: object) -> Target:
+        made.append((argument, options))
+        return ConstantTarget(argument, name="configurable")
+
+    monkeypatch.setitem(TARGET_KINDS, "configurable", configurable)
+    monkeypatch.setitem(TARGET_KINDS, "plain", lambda argument: ConstantTarget(argument, name="p"))
+    resolve_target("configurable:x", temperature=0.5)
+    assert made == [("x", {"temperature": 0.5})]
+    assert ask(resolve_target("plain:y"), "q").text == "y"
+    with pytest.raises(ExecutionError, match=r"target 'plain:y' takes no options \(temperature\)"):
+        resolve_target("plain:y", temperature=0.5)
+
+
+def test_a_targets_file_gives_each_target_its_own_options(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from modelscape.execution.resolve import load_targets
+
+    made: list[tuple[str, dict[str, object]]] = []
+
+    def configurable(argument: str, **options: object) -> Target:
+        made.append((argument, options))
+        return ConstantTarget(argument, name=str(options.get("name", argument)))
+
+    monkeypatch.setitem(TARGET_KINDS, "configurable", configurable)
+    path = tmp_path / "targets.yaml"
+    path.write_text(
+        "- echo\n"
+        "- target: constant:fixed\n"
+        "- target: configurable:a\n"
+        "  name: first\n"
+        "  max_tokens: 8\n",
+        encoding="utf-8",
+    )
+    echo, fixed, first = load_targets(path)
+    assert isinstance(echo, EchoTarget)
+    assert ask(fixed, "q").text == "fixed"
+    assert first.name == "first"
+    assert made == [("a", {"name": "first", "max_tokens": 8})]

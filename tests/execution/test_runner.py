@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import random
 from pathlib import Path
 
@@ -342,3 +343,182 @@ def test_experiment_id_depends_on_what_is_asked() -> None:
     assert dataclasses.replace(run, seed=3).id != run.id
     assert dataclasses.replace(run, repetitions=5).id != run.id
     assert experiment([planted("other")]).id != run.id
+
+
+def test_the_package_loads_runner_experiment_and_resolver_on_first_use() -> None:
+    import modelscape.execution as execution
+    from modelscape.execution import experiment as experiments
+    from modelscape.execution import resolve, runner
+
+    assert execution.Runner is runner.Runner
+    assert execution.Progress is runner.Progress
+    assert execution.Experiment is experiments.Experiment
+    assert execution.resolve_target is resolve.resolve_target
+    with pytest.raises(AttributeError, match=r"'modelscape\.execution' has no attribute 'Nothing'"):
+        execution.Nothing  # noqa: B018
+
+
+def test_an_experiment_is_frozen_with_the_documented_defaults() -> None:
+    from modelscape.task.design import Sweep
+
+    run = Experiment(task_space=scenario().task_space, targets=[planted()])
+    assert (run.repetitions, run.seed, run.design, run.execution) == (
+        1,
+        0,
+        Sweep(),
+        ExecutionConfig(),
+    )
+    assert run.calls() == len(run.variants()) == 10
+    bigger = dataclasses.replace(run, targets=[planted("a"), planted("b")], repetitions=3)
+    assert bigger.calls() == 2 * 10 * 3
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        run.seed = 3  # type: ignore[misc]
+    with pytest.raises(TypeError):  # every field by name, as the reference shows
+        Experiment(scenario().task_space, [planted()])  # type: ignore[misc]
+
+
+def test_health_counts_every_observation_of_each_target() -> None:
+    def answer(request: TargetRequest) -> str:
+        if "level: 3" in request.prompt.text:
+            raise TargetError("refused", retryable=False)
+        return '{"answer": "yes"}'
+
+    run = experiment([CallableTarget(answer, name="t"), planted("p")])
+    runner = Runner()
+    runner.run(run)
+    assert runner.health["t"].done == runner.health["p"].done == run.calls() // 2
+    assert (runner.health["t"].failed, runner.health["t"].unasked) == (4, 0)
+    assert runner.health["t"].first_error == "refused"
+    assert (runner.health["p"].failed, runner.health["p"].first_error) == (0, None)
+
+
+def test_an_output_too_deep_to_store_is_a_failed_observation() -> None:
+    deep: object = "leaf"
+    for _ in range(5_000):
+        deep = [deep]
+    too_deep = TargetOutput.model_construct(text="deep", data=deep, latency=0.1)
+
+    async def answer(request: TargetRequest) -> TargetOutput:
+        return too_deep
+
+    store = MemoryStore()
+    run = experiment([CallableTarget(answer, name="deep")])
+    results = Runner(store=store).run(run)
+    assert len(results.failed) == run.calls()
+    assert store.status_counts(run.id) == {"ok": 0, "failed": run.calls()}
+    for observation in results.failed:
+        assert observation.attempts == 1  # asking again would return the same nesting
+        assert "nested too deeply" in (observation.output.error or "")
+
+
+class Recording(MemoryStore):
+    """A memory store that records every lease claim: how many ids, for how long."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.claims: list[tuple[int, float]] = []
+
+    def claim(self, ids: object, holder: str, seconds: float) -> set[str]:
+        wanted = list(ids)  # type: ignore[call-overload]
+        self.claims.append((len(wanted), seconds))
+        return super().claim(wanted, holder, seconds)
+
+
+def test_leases_cover_a_first_chunk_of_work_for_an_observations_budget() -> None:
+    store = Recording()
+    run = experiment([planted()], repetitions=4)  # 40 observations, concurrency 8
+    Runner(store=store).run(run)
+    first, *_ = store.claims
+    assert first == (16, run.execution.budget() + 60)  # at least 16, and the budget plus a minute
+    assert sum(size for size, _ in store.claims) == run.calls()
+    unbounded = Recording()
+    Runner(store=unbounded).run(
+        dataclasses.replace(run, execution=FAST.model_copy(update={"timeout": None}))
+    )
+    assert unbounded.claims[0] == (16, 3600 + 60)  # no timeout: an hour, renewed by later claims
+
+
+def test_a_first_claim_is_at_most_1024_observations_whatever_the_concurrency() -> None:
+    store = Recording()
+    run = dataclasses.replace(
+        experiment([planted()], repetitions=11, cases=20),  # 1,100 observations
+        execution=FAST.model_copy(update={"concurrency": 2_000}),
+    )
+    Runner(store=store).run(run)
+    assert store.claims[0][0] == 1024
+    assert sum(size for size, _ in store.claims) == run.calls()
+
+
+def test_a_run_waiting_for_another_runs_leases_polls_instead_of_spinning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from modelscape.execution import feed
+
+    monkeypatch.setattr(feed, "LEASE_POLL", 0.6)
+
+    class Reading(MemoryStore):
+        reads = 0
+
+        def observations(self, ids: object) -> dict[str, object]:  # type: ignore[override]
+            self.reads += 1
+            return super().observations(ids)  # type: ignore[arg-type]
+
+    store = Reading()
+    run = experiment([planted()])
+    # Another run (another holder in this process) leases everything for 0.5 s, then stops.
+    assert store.claim([p.id for p in run.plan()], "other", 0.5) == {p.id for p in run.plan()}
+    results = Runner(store=store).run(run)
+    assert len(results.observations) == run.calls()
+    # One read of what is stored, then one poll while the leases hold and one once they
+    # expired (a poll that gets nothing sleeps 0.6 s): no busy loop of reads.
+    assert store.reads <= 3
+
+
+def test_a_measure_whose_details_hold_a_lone_surrogate_is_stored_as_cleaned(
+    store: SQLiteStore,
+) -> None:
+    from modelscape.measures import MeasureValue
+
+    def first_letter(variant: object, output: TargetOutput) -> MeasureValue:
+        return MeasureValue(value=1.0, details={"half\ud83d": ["\ud83d" + output.text[:1]]})
+
+    run = dataclasses.replace(
+        experiment([planted()]), point_metrics=(CallableMetric(first_letter, name="letter"),)
+    )
+    fresh = Runner(store=store).run(run)
+    loaded = Results.load(store, run.id)
+    letters = [p for p in loaded.point_measurements if p.measure == "letter"]
+    assert len(letters) == run.calls()
+    assert {json.dumps(p.details) for p in letters} == {'{"half\\ufffd": ["\\ufffd{"]}'}
+    assert sorted(p.model_dump_json() for p in loaded.point_measurements) == sorted(
+        p.model_dump_json() for p in fresh.point_measurements
+    )
+    again = Runner(store=store).run(run)  # a rerun reuses everything, and reads it back
+    assert len(again.point_measurements) == len(fresh.point_measurements)
+
+
+def test_a_measure_that_fails_part_way_keeps_every_full_thousand_it_made(
+    store: SQLiteStore,
+) -> None:
+    base = experiment([planted()], repetitions=11, cases=20)  # 1,100 outputs
+    Runner(store=store).run(base)
+    calls: list[str] = []
+
+    def length(variant: object, output: TargetOutput) -> float:
+        calls.append(output.text)
+        if len(calls) == 1_001:
+            raise ValueError("the measure's bug")
+        return len(output.text)
+
+    measured = dataclasses.replace(
+        base,
+        point_metrics=(*base.point_metrics, CallableMetric(length, name="length")),
+        execution=FAST.model_copy(update={"concurrency": 1}),  # one at a time: a known order
+    )
+    with pytest.raises(ExecutionError, match="measure 'length' failed"):
+        Runner(store=store).run(measured)  # the outputs are reused; only the measure runs
+    calls.clear()
+    calls.append("past the bug")
+    results = Runner(store=store).run(measured)
+    assert len(calls) - 1 == 100  # the first thousand were stored before the failure
+    assert len([p for p in results.point_measurements if p.measure == "length"]) == 1_100

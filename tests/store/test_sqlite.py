@@ -203,3 +203,56 @@ def test_the_sqlite_store_is_a_context_manager(tmp_path: Path) -> None:
         store._connection.execute("SELECT 1")  # closed on leaving the block
     with SQLiteStore(tmp_path / "ctx.db") as again:
         assert len(again.experiments()) == 1
+
+
+def test_counts_start_from_zero_for_either_status(any_store: Store) -> None:
+    assert any_store.status_counts("e1") == {"ok": 0, "failed": 0}
+    any_store.save_observations([observation("o1", "failed"), observation("o2", "failed")])
+    assert any_store.status_counts("e1") == {"ok": 0, "failed": 2}
+    assert any_store.status_counts("other") == {"ok": 0, "failed": 0}
+
+
+def test_a_run_of_one_observation_loads(any_store: Store) -> None:
+    run = experiment([planted()], repetitions=1)
+    (asked, *_) = Runner().run(run).observations
+    any_store.save_experiment(run.record(), run.variants())
+    any_store.save_observations([asked])
+    _, variants, observations, points, differences = any_store.load(run.id)
+    assert [o.model_dump() for o in observations] == [asked.model_dump()]
+    assert len(variants) == len(run.variants())
+    assert (points, differences) == ([], [])
+
+
+def test_ids_are_read_in_chunks_of_bounded_size(any_store: Store) -> None:
+    from modelscape.store.rows import _CHUNK, chunks
+
+    ids = [f"o{i}" for i in range(2 * _CHUNK + 1)]
+    assert [len(batch) for batch in chunks(iter(ids))] == [_CHUNK, _CHUNK, 1]
+    assert [i for batch in chunks(ids) for i in batch] == ids
+    assert list(chunks([])) == []
+    # Every read answers for all the ids, across chunks.
+    any_store.save_observations([observation(i) for i in ids[::3]])
+    assert set(any_store.observations(ids)) == set(ids[::3])
+    assert any_store.claim(ids, "me", 60) == set(ids) - set(ids[::3])  # type: ignore[attr-defined]
+
+
+def test_text_is_stored_as_readable_utf8_json(tmp_path: Path) -> None:
+    """Other tools read the file too (``sqlite3``, ``json_extract``, a LIKE search): text is
+    kept as UTF-8, in details as in records, never as ``\\u`` escapes."""
+    path = tmp_path / "runs.db"
+    store = SQLiteStore(path)
+    store.save_observations([observation("o1", text="café 中")])
+    point = PointMeasurement(
+        id="m1", observation_id="o1", measure="x", measure_id="mx", value=None,
+        details={"word": "café 中"},
+    )  # fmt: skip
+    store.save_measurements(points=[point])
+    store.close()
+    with sqlite3.connect(path) as raw:
+        (details,) = raw.execute("SELECT details FROM measurements").fetchone()
+        (record,) = raw.execute("SELECT record FROM observations").fetchone()
+        found = raw.execute("SELECT count(*) FROM measurements WHERE details LIKE '%café 中%'")
+        assert found.fetchone() == (1,)
+    raw.close()
+    assert details == '{"word": "café 中"}'
+    assert '"text":"café 中"' in record

@@ -19,7 +19,7 @@ from modelscape.execution.runner import Runner
 from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore, Store
 from modelscape.store.migrations import SCHEMA_VERSION
-from modelscape.store.protocol import Leasing
+from modelscape.store.protocol import Leasing, holder_alive
 from tests.support.readonly import can_mount_read_only, run_with_read_only
 
 PROBE = Path(__file__).parent / "readonly_probe.py"
@@ -145,6 +145,12 @@ def test_an_unreadable_record_is_a_store_error(tmp_path: Path) -> None:
     with pytest.raises(StoreError, match="holds a record that cannot be read") as raised:
         Results.load(store, run)
     assert str(path) in str(raised.value)
+    (broken,) = store._connection.execute("SELECT id FROM observations WHERE rowid = 3").fetchone()
+    with pytest.raises(StoreError, match="holds a record that cannot be read") as raised:
+        store.observations([broken])
+    assert "while reading observations" in str(raised.value)
+    with pytest.raises(StoreError, match="holds a record that cannot be read"):
+        Runner(store=store).run(experiment([planted()]))  # a rerun reads what is stored first
     store.close()
 
 
@@ -181,6 +187,36 @@ def test_a_lease_of_a_dead_process_is_void(tmp_path: Path) -> None:
     )
     assert store.claim(["o1", "o2"], "mine", 60) == {"o1"}
     store.close()
+
+
+def _pids() -> list[int]:
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+
+
+def _owner(pid: int) -> int | None:
+    try:
+        return Path(f"/proc/{pid}").stat().st_uid
+    except OSError:  # gone since it was listed
+        return None
+
+
+def test_a_lease_of_another_users_live_process_holds(tmp_path: Path) -> None:
+    """A process this one may not signal (EPERM) is alive: a shared store on a machine of
+    several users must not hand another user's observations out twice."""
+    if os.getuid() != 0:
+        others = [pid for pid in _pids() if _owner(pid) not in (None, os.getuid())]
+        if not others:
+            pytest.skip("no process of another user to lease from")
+        assert holder_alive(others[0])
+        return
+    holder = os.getppid()  # a process of root, as this one
+    # Be another user for the check, keeping root as the saved id to come back to.
+    os.setresuid(65534, 65534, 0)
+    try:
+        alive = holder_alive(holder)
+    finally:
+        os.setresuid(0, 0, 0)
+    assert alive
 
 
 def test_two_runners_on_one_store_pay_once_for_each_observation(tmp_path: Path) -> None:
