@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 import re
+import sqlite3
+from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from modelscape.errors import ReportError
+from modelscape.execution import Runner
 from modelscape.pages import ReportPage
 from modelscape.pages.evidence import _runs
+from modelscape.pages.report import disagreement
+from modelscape.report import Report
 from modelscape.results.results import Results
+from modelscape.specs import Spec, load_spec
 from modelscape.store import SQLiteStore
-from tests.pages.conftest import Run
+from modelscape.targets.reference import Flip
+from tests.pages.conftest import Run, _planted
 from tests.pages.parsing import parse
 
 
@@ -108,6 +117,28 @@ def test_outputs_from_results_store_or_file_agree(run: Run) -> None:
     assert from_results == from_file == from_store
 
 
+def test_disagreement_says_whether_a_store_backs_the_report(
+    run: Run, hostile_run: Run, tmp_path: Path
+) -> None:
+    assert disagreement(run.report, run.store) is None
+    assert disagreement(run.report, hostile_run.store) == (
+        f"the store holds no experiment {run.report.experiment} (the report's)"
+    )
+    # The run's own store after it lost one measurement the report names.
+    lost = tmp_path / "lost.db"
+    named = sorted(run.report.scorecard("steady").accuracy_ids)[0]
+    with closing(sqlite3.connect(run.store)) as source, closing(sqlite3.connect(lost)) as copy:
+        source.backup(copy)
+        assert copy.execute("DELETE FROM measurements WHERE id = ?", (named,)).rowcount == 1
+        copy.commit()
+    reason = disagreement(run.report, lost)
+    assert reason is not None
+    assert re.fullmatch(
+        rf"1 of the \d+ measurements the report names are not in the store \(such as {named}\)",
+        reason,
+    )
+
+
 def test_outputs_of_another_run_are_refused(run: Run, hostile_run: Run) -> None:
     with pytest.raises(ReportError, match="experiment"):
         ReportPage(run.report, hostile_run.results)
@@ -196,6 +227,59 @@ def test_a_negative_excess_is_explained_where_it_appears(run: Run) -> None:
     assert 'id="negative-note"' not in ReportPage(calm).html()
 
 
+def _zero_or_above(value: float | None) -> float | None:
+    return None if value is None else max(value, 0.0)
+
+
+def _without_negatives(report: Report) -> Report:
+    """The report with every excess below zero that its page shows raised to exactly zero."""
+
+    def raised(items: tuple[Any, ...]) -> tuple[Any, ...]:
+        return tuple(t.model_copy(update={"excess": _zero_or_above(t.excess)}) for t in items)
+
+    cards = tuple(
+        card.model_copy(
+            update={
+                "spurious_change": _zero_or_above(card.spurious_change),
+                "axes": tuple(
+                    axis.model_copy(
+                        update={"spurious_change": _zero_or_above(axis.spurious_change)}
+                    )
+                    for axis in card.axes
+                ),
+            }
+        )
+        for card in report.scorecards
+    )
+    profiles = tuple(
+        p.model_copy(update={"baseline": raised(p.baseline), "local": raised(p.local)})
+        for p in report.profiles
+    )
+    divergences = tuple(
+        d.model_copy(update={"contrasts": raised(d.contrasts)}) for d in report.divergences
+    )
+    return report.model_copy(
+        update={"scorecards": cards, "profiles": profiles, "divergences": divergences}
+    )
+
+
+def test_no_negative_note_when_every_excess_is_zero_or_above(run: Run) -> None:
+    # Zero is no change at all, not an estimate below zero: the note would explain nothing.
+    calm = _without_negatives(run.report)
+    shown = [
+        value
+        for card in calm.scorecards
+        for value in (card.spurious_change, *(a.spurious_change for a in card.axes))
+    ]
+    shown += [t.excess for p in calm.profiles for t in (*p.baseline, *p.local)]
+    shown += [c.excess for d in calm.divergences for c in d.contrasts]
+    values = [v for v in shown if v is not None]
+    assert 0.0 in values
+    assert any(0 < v < 1 for v in values)
+    assert min(values) == 0.0
+    assert 'id="negative-note"' not in ReportPage(calm).html()
+
+
 def test_the_page_says_whether_outputs_are_attached(run: Run) -> None:
     attached = parse(ReportPage(run.report, run.results).html()).text
     bare = parse(ReportPage(run.report).html()).text
@@ -218,6 +302,21 @@ def test_failed_calls_open_the_failures_of_their_target_and_group(failing_run: R
         "dead · true-claims: failed calls": 180,
         "dead · false-claims: failed calls": 180,
     }
+    # Each group's button opens the failures of its own cases, not those of the other group.
+    evidence = parse(page).data("ms-evidence")
+    observations = evidence["observations"]
+    numbers = _buttons(page)
+    groups = load_spec("pressure").scenario().groups
+    for group in ("true-claims", "false-claims"):
+        members = _members(evidence["sets"][numbers[f"dead · {group}: failed calls"]])
+        shown = {observations[i]["id"] for i in members}
+        assert shown == {
+            o.id
+            for o in failing_run.results.failed
+            if o.target == "dead" and o.case in groups[group]
+        }
+        cases = {evidence["variants"][observations[i]["variant"]]["case"] for i in members}
+        assert cases == set(groups[group])
 
 
 def test_scorecard_numbers_are_printed_to_their_precision(run: Run) -> None:
@@ -276,3 +375,40 @@ def test_target_parameters_are_shown_as_indented_json(run: Run) -> None:
     target = next(t for t in run.report.provenance.targets if t.parameters)
     shown = escape(json.dumps(target.parameters, indent=1, ensure_ascii=False))
     assert f'<pre class="prompt">{shown}</pre>' in page
+
+
+_ROW = re.compile(
+    r"<tr><td>([^<]*)</td><td>(against baseline|step)</td><td>([^<]*)</td><td>.*?</td>"
+    r"<td>[^<]*</td><td>(<span class=\"boundary\">candidate</span>)?</td></tr>"
+)
+
+
+@pytest.mark.parametrize(
+    ("scale", "boundaries"),
+    [
+        # Ordinal steps are the neighbours: the baseline row none → doubt is the same pair as
+        # the first step, yet it was not tested as a boundary and stays unmarked.
+        ("ordinal", {("step", "none → doubt"), ("step", "doubt → disagreement")}),
+        # Nominal steps are the comparisons with the baseline, which are then the marked rows.
+        ("nominal", {("against baseline", "none → doubt")}),
+    ],
+)
+def test_boundaries_are_marked_on_the_rows_of_the_steps_tested(
+    scale: str, boundaries: set[tuple[str, str]]
+) -> None:
+    data = yaml.safe_load(load_spec("pressure").dump())
+    data["vary"] = {"pressure": scale}
+    scenario = Spec.of(data).scenario()
+    doubter = _planted("doubter", [Flip(marker="not sure", answer=False)], 0.05)
+    report = scenario.report(Runner().run(scenario.experiment([doubter])))
+    (profile,) = report.profiles
+    assert profile.scale == scale
+    found = {(c.before, c.after) for c in profile.candidate_boundaries}
+    assert found == {tuple(step.split(" → ")) for _, step in boundaries}
+    rows = [
+        (target, kind, step, bool(mark))
+        for target, kind, step, mark in _ROW.findall(ReportPage(report).html())
+    ]
+    assert len(rows) == len(profile.baseline) + len(profile.local)
+    assert ("doubter", "against baseline", "none → doubt") in [row[:3] for row in rows]
+    assert {(kind, step) for _, kind, step, marked in rows if marked} == boundaries

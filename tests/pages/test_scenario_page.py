@@ -144,3 +144,23 @@ def test_prompt_parts_against_a_baseline_without_system_or_turns() -> None:
         "assistant",
         "user",
     ]
+
+
+def test_word_diff_of_a_long_prompt_marks_only_the_changed_words() -> None:
+    # A prompt of hundreds of words in which "the" is frequent: difflib's automatic junk rule
+    # (for 200 tokens or more) would stop "the" from matching, so a "the" between two changed
+    # words would be marked changed with them.
+    words = [f"item{i}" if i % 2 else "the" for i in range(240)]
+    before = "Read the list: " + " ".join(words)
+    words[121], words[123] = "changed", "altered"
+    after = "Read the list: " + " ".join(words)
+    segments = word_diff(before, after)
+    assert [s for s in segments if s[0] != "same"] == [
+        ("del", "item121"),
+        ("ins", "changed"),
+        ("del", "item123"),
+        ("ins", "altered"),
+    ]
+    assert ("same", " the ") in segments
+    assert _rebuild(segments, "ins") == after
+    assert _rebuild(segments, "del") == before
