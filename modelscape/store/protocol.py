@@ -105,8 +105,15 @@ class Leasing(Protocol):
         ...
 
 
-def holder_alive(pid: int) -> bool:
-    """Whether process ``pid`` on this machine still runs (leases are held by processes)."""
+def holder_alive(pid: object) -> bool:
+    """Whether process ``pid`` on this machine still runs (leases are held by processes).
+
+    A value that names no process (not a positive integer, or beyond what the system's process
+    ids can be, as a hand-edited store may hold) is no live holder, so its lease is void.
+    """
+    # kill() reads 0 and negative numbers as process groups, which would always look alive.
+    if not isinstance(pid, int) or pid <= 0:
+        return False
     if pid == os.getpid():
         return True
     try:
@@ -115,7 +122,7 @@ def holder_alive(pid: int) -> bool:
         return False
     except PermissionError:  # it exists, under another user
         return True
-    except OSError:
+    except (OSError, OverflowError):  # OverflowError: too large for the system's pid_t
         return False
     return True
 

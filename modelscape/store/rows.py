@@ -190,7 +190,9 @@ def claim_leases(
             batch,
         )
         for oid, other, pid, expires in leases:
-            if other != holder and expires > now and holder_alive(pid):
+            # An end that is not a number (a hand-edited row) is read as a lease that ended.
+            running = isinstance(expires, int | float) and expires > now
+            if other != holder and running and holder_alive(pid):
                 taken.add(oid)
     free = [i for i in ids if i not in taken]
     connection.executemany(

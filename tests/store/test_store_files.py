@@ -189,6 +189,44 @@ def test_a_lease_of_a_dead_process_is_void(tmp_path: Path) -> None:
     store.close()
 
 
+@pytest.mark.parametrize("pid", [2**31, 2**63 - 1, 0, -1, -os.getpid(), "x", 1.5])
+def test_a_lease_of_a_pid_no_process_can_have_is_void(tmp_path: Path, pid: object) -> None:
+    """A hand-edited lease row: an id beyond pid_t, or 0 and below (which kill() reads as
+    process groups), or not an integer, names no live process, so the lease holds nothing."""
+    store = SQLiteStore(tmp_path / "runs.db")
+    store._connection.execute(
+        "INSERT INTO leases VALUES ('o1', 'edited', ?, ?)", (pid, time.time() + 3600)
+    )
+    assert store.claim(["o1"], "mine", 60) == {"o1"}
+    held = store._connection.execute("SELECT holder, pid FROM leases").fetchall()
+    assert held == [("mine", os.getpid())]  # the claim replaced the row with a sound one
+    store.close()
+    assert not holder_alive(pid)
+
+
+def test_a_lease_whose_end_is_not_a_number_is_void(tmp_path: Path) -> None:
+    store = SQLiteStore(tmp_path / "runs.db")
+    store._connection.execute(
+        "INSERT INTO leases VALUES ('o1', 'edited', ?, 'tomorrow')", (os.getppid(),)
+    )
+    store._connection.execute(
+        "INSERT INTO leases VALUES ('o2', 'edited', ?, ?)", (os.getppid(), time.time() + 3600)
+    )
+    assert store.claim(["o1", "o2"], "mine", 60) == {"o1"}
+    store.close()
+
+
+def test_a_lease_of_process_1_holds(tmp_path: Path) -> None:
+    # The lowest process id is a real process (every pid namespace's init), not a group.
+    assert Path("/proc/1").exists()
+    store = SQLiteStore(tmp_path / "runs.db")
+    store._connection.execute(
+        "INSERT INTO leases VALUES ('o1', 'init', 1, ?)", (time.time() + 3600,)
+    )
+    assert store.claim(["o1"], "mine", 60) == set()
+    store.close()
+
+
 def _pids() -> list[int]:
     return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
 
