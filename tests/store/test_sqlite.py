@@ -3,12 +3,15 @@ observations, and concurrent writers."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mapping_space import experiment, planted
+from pydantic import BaseModel
 from store_records import observation
 
 from modelscape.errors import StoreError
@@ -176,6 +179,16 @@ def test_a_second_experiment_reuses_outputs_under_its_own_id(any_store: Store) -
     earlier = Results.load(any_store, first.id)  # the first run is as it was
     assert {o.experiment_id for o in earlier.observations} == {first.id}
     assert len(earlier.observations) == first.calls()
+    # The second run's pairs across its two targets hold one output of the first run: they
+    # are not the first run's, which keeps only pairs of its own outputs.
+    own = {o.id for o in earlier.observations}
+    assert earlier.difference_measurements
+    for pair in earlier.difference_measurements:
+        assert pair.first in own
+        assert pair.second in own
+    assert any(
+        (pair.first in own) != (pair.second in own) for pair in results.difference_measurements
+    )
     assert [e.id for e in any_store.experiments()] == [first.id, second.id]  # oldest first
 
 
@@ -256,3 +269,48 @@ def test_text_is_stored_as_readable_utf8_json(tmp_path: Path) -> None:
     raw.close()
     assert details == '{"word": "café 中"}'
     assert '"text":"café 中"' in record
+
+
+def _without_defaults(data: dict[str, Any], model: type[BaseModel]) -> int:
+    """Drop the optional fields of ``data`` that hold their default; how many were dropped."""
+    dropped = 0
+    for name, field in model.model_fields.items():
+        if field.is_required() or name not in data:
+            continue
+        if data[name] == field.get_default(call_default_factory=True):
+            del data[name]
+            dropped += 1
+    return dropped
+
+
+def test_records_without_later_fields_load_with_their_defaults(tmp_path: Path) -> None:
+    """A record an earlier release wrote lacks the optional fields added since; reading it
+    fills them with their defaults, as validation would."""
+    from modelscape.execution.callable import CallableTarget
+    from modelscape.execution.target import TargetOutput, TargetRequest, Usage
+    from modelscape.results.records import Observation
+
+    def counted(request: TargetRequest) -> TargetOutput:
+        usage = Usage(input_tokens=0, output_tokens=3)
+        return TargetOutput(text='{"answer": "yes"}', usage=usage)
+
+    store = SQLiteStore(tmp_path / "runs.db")
+    run = experiment([CallableTarget(counted, name="counted")])
+    results = Runner(store=store).run(run)
+    connection = store._connection
+    rows = connection.execute("SELECT id, record FROM observations").fetchall()
+    dropped = {Observation: 0, TargetOutput: 0, Usage: 0}
+    for oid, record in rows:
+        data = json.loads(record)
+        dropped[Observation] += _without_defaults(data, Observation)
+        dropped[TargetOutput] += _without_defaults(data["output"], TargetOutput)
+        dropped[Usage] += _without_defaults(data["output"]["usage"], Usage)
+        connection.execute(
+            "UPDATE observations SET record = ? WHERE id = ?", (json.dumps(data), oid)
+        )
+    assert all(dropped.values())  # every kind of record lost some fields
+    loaded = Results.load(store, run.id)
+    assert [o.model_dump() for o in loaded.observations] == [
+        o.model_dump() for o in results.observations
+    ]
+    store.close()
