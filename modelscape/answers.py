@@ -15,6 +15,7 @@ from typing import Protocol, runtime_checkable
 
 from modelscape._identity import AxisValue, Identity
 from modelscape.errors import ModelscapeError
+from modelscape.execution.shape import AnswerShape, spelling
 from modelscape.execution.target import TargetOutput
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "answer_of",
     "json_field",
     "json_reply",
+    "shape_of",
     "text_match",
 ]
 
@@ -36,6 +38,12 @@ class Answer(Protocol):
     def identity(self) -> Identity: ...
 
     def __call__(self, output: TargetOutput) -> AxisValue | None: ...
+
+
+def shape_of(answer: Answer) -> AnswerShape | None:
+    """The shape of the replies ``answer`` reads, when the reader says (the built-in ones do)."""
+    shape = getattr(answer, "shape", None)
+    return shape if isinstance(shape, AnswerShape) else None
 
 
 def json_reply(output: TargetOutput) -> dict[str, object]:
@@ -138,6 +146,12 @@ class FieldAnswer:
         self._last = (output, value)
         return value
 
+    @property
+    def shape(self) -> AnswerShape:
+        """The replies this reader reads: a JSON object with its field set to one of the
+        choices (or to any text, number or boolean when it has none)."""
+        return AnswerShape(field=self.field, choices=self.choices)
+
     def __repr__(self) -> str:
         return f"json_field({self.field!r}, choices={self.choices!r})"
 
@@ -170,6 +184,17 @@ class PatternAnswer:
             value = self._chooser.pick(match.group(1) if self.regex.groups else match.group(0))
         self._last = (output, value)
         return value
+
+    @property
+    def shape(self) -> AnswerShape | None:
+        """A reply that is exactly one of the choices, when the pattern reads each choice,
+        written alone, back as itself; None when it does not (a pattern that needs words
+        around the choice, as ``Answer: (yes|no)``), since no such reply would be read."""
+        choices = self.choices or ()
+        for choice in choices:
+            if self(TargetOutput(text=spelling(choice))) != choice:
+                return None
+        return AnswerShape(choices=choices) if choices else None
 
     def __repr__(self) -> str:
         return f"text_match({self.pattern!r}, {self.choices!r})"

@@ -121,6 +121,7 @@ class Scenario:
         Its measures are the answer reader's ``correct`` and ``answered`` metrics, the
         ``answer_change`` difference, then the scenario's own difference measures.
         """
+        from modelscape.answers import shape_of
         from modelscape.execution.config import ExecutionConfig
         from modelscape.execution.experiment import Experiment
         from modelscape.measures import answer_change, answer_metrics
@@ -135,6 +136,7 @@ class Scenario:
             execution=execution if execution is not None else ExecutionConfig(),
             seed=self.seed,
             scenario=self.identity,
+            answer_shape=shape_of(self.answer),
         )
 
     def report(self, results: Results, *, inference: Inference | None = None) -> Report:

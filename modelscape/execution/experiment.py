@@ -12,6 +12,7 @@ from typing import Any, NamedTuple
 from modelscape._identity import Identity, content_id
 from modelscape.errors import ExecutionError
 from modelscape.execution.config import ExecutionConfig
+from modelscape.execution.shape import AnswerShape
 from modelscape.execution.target import Target
 from modelscape.measures import DifferenceMeasure, PointMetric
 from modelscape.results.records import AxisRecord, ExperimentRecord
@@ -45,6 +46,11 @@ class Experiment:
     part of every observation's identity, fixes the randomized order of calls, and derives the
     seed hint passed to targets. ``execution`` says how calls are made and is never part of any
     identity, so changing it keeps every stored observation valid.
+
+    ``answer_shape`` is the shape of the replies the answer reader can read; it is sent with
+    every request, so that targets asked for structured answers can constrain their replies to
+    it. It is not part of the experiment's identity: the scenario's answer reader is, and a
+    structured target's identity says that it is one.
     """
 
     task_space: TaskSpace[Any]
@@ -56,6 +62,7 @@ class Experiment:
     execution: ExecutionConfig = field(default_factory=ExecutionConfig)
     seed: int = 0
     scenario: Identity | None = None
+    answer_shape: AnswerShape | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "targets", tuple(self.targets))
@@ -71,6 +78,9 @@ class Experiment:
                     f"{target!r} is not a target: wrap a function in CallableTarget, or give "
                     "it name, version, parameters, identity and an async __call__"
                 )
+            check = getattr(target, "check_shape", None)
+            if callable(check):  # a target that constrains its replies says if it can
+                check(self.answer_shape)
         _unique("target", [t.name for t in self.targets])
         _unique(
             "measure",

@@ -194,6 +194,7 @@ class Runner:
         target_ids = [t.identity.id for t in targets]
         breakers = [Breaker(t.name, config.stop_after) for t in targets]
         redact = self.redact
+        shape = experiment.answer_shape
         arrived: list[Observation] = []
 
         def retried() -> None:
@@ -211,6 +212,7 @@ class Runner:
                         "seed": planned.seed,
                         "repetition": planned.repetition,
                         "settings": {},
+                        "answer": shape,
                     },
                 )
                 result = await call_with_retries(target, request, config, rng, retried, breaker)

@@ -14,6 +14,7 @@ from pydantic import Field
 from modelscape._identity import Identity, JsonValue
 from modelscape._model import FrozenModel
 from modelscape.errors import ExecutionError
+from modelscape.execution.shape import AnswerShape
 from modelscape.task.prompt import Prompt
 
 __all__ = ["IdentifiedTarget", "Target", "TargetError", "TargetOutput", "TargetRequest", "Usage"]
@@ -26,12 +27,16 @@ class TargetRequest(FrozenModel):
     only in part, so no analysis assumes that a seed makes outputs reproducible; repetitions
     measure run-to-run variation either way. ``repetition`` (from 0) says which repetition of
     the variant this call is, so a stand-in target can vary its replies without counting calls.
+    ``answer`` is the shape of the replies the scenario's answer reader can read (the same for
+    every variant), for targets that can ask their provider for output of that shape; None
+    when the reader's shape is not known.
     """
 
     prompt: Prompt
     seed: int
     repetition: int = Field(default=0, ge=0)
     settings: dict[str, JsonValue] = Field(default_factory=dict)
+    answer: AnswerShape | None = None
 
 
 class Usage(FrozenModel):

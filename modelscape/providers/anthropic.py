@@ -9,6 +9,7 @@ that answered and ``usage`` in input and output tokens.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -20,6 +21,7 @@ from modelscape.providers.options import (
     check_base_url,
     is_loopback,
 )
+from modelscape.providers.structured import StructuredMode, StructuredTarget, structured_mode
 
 __all__ = ["ANTHROPIC_BASE_URL", "ANTHROPIC_VERSION", "AnthropicTarget"]
 
@@ -29,13 +31,15 @@ ANTHROPIC_VERSION = "2023-06-01"
 DEFAULT_MAX_TOKENS = 1024
 
 _FIXED = frozenset({"model", "messages", "system"})
+# The tool a structured target makes the model call: its input is the answer.
+_ANSWER_TOOL = "answer"
 
 
 def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-class AnthropicTarget(HttpTarget):
+class AnthropicTarget(StructuredTarget, HttpTarget):
     """A model behind Anthropic's messages API (or a server that speaks it).
 
     The key is read from ``api_key_env`` (``ANTHROPIC_API_KEY`` by default) at every call; a
@@ -44,9 +48,15 @@ class AnthropicTarget(HttpTarget):
     repetitions measure the run-to-run variation. ``max_tokens`` defaults to
     ``DEFAULT_MAX_TOKENS`` because the API requires one, and that value is in the identity.
     ``allow_http_key`` and ``max_response_bytes`` are as for the OpenAI-compatible target.
+
+    ``structured`` (``True`` or ``"tool"``) gives the model one tool, whose input schema is the
+    answer's JSON shape, and makes it call that tool; the tool's input is the output's ``data``
+    (and its text, when the model wrote none).
     """
 
     provider = "anthropic"
+    #: The ways this target can shape its replies.
+    structured_modes: tuple[StructuredMode, ...] = ("tool",)
 
     def __init__(
         self,
@@ -64,8 +74,12 @@ class AnthropicTarget(HttpTarget):
         max_concurrency: int = 64,
         allow_http_key: bool = False,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        structured: bool | str = False,
     ) -> None:
         base = check_base_url(base_url, where=f"target {name or model!r}")
+        self.structured = structured_mode(
+            structured, allowed=self.structured_modes, where=f"target {name or model!r}"
+        )
         generation = Generation(
             temperature=temperature,
             max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
@@ -89,6 +103,7 @@ class AnthropicTarget(HttpTarget):
                 "model": model,
                 "api_version": ANTHROPIC_VERSION,
                 **parameters,
+                **({"structured": self.structured} if self.structured else {}),
             },
             api_key_env=api_key_env,
             require_key=require_key,
@@ -121,26 +136,52 @@ class AnthropicTarget(HttpTarget):
             body["top_p"] = generation.top_p
         if generation.stop:
             body["stop_sequences"] = list(generation.stop)
+        if self.structured is not None:
+            body["tools"] = [
+                {
+                    "name": _ANSWER_TOOL,
+                    "description": "Give your answer.",
+                    "input_schema": self.shape(request).json_schema(),
+                }
+            ]
+            body["tool_choice"] = {"type": "tool", "name": _ANSWER_TOOL}
         body.update((k, v) for k, v in request.settings.items() if k not in _FIXED)
         return body
 
     def output(self, payload: dict[str, Any], latency: float) -> TargetOutput:
-        """The text blocks joined, the stop reason, the reported model and token usage."""
+        """The text blocks joined, the answer tool's input as data, the stop reason, the
+        reported model and token usage."""
         content = payload.get("content")
         if not isinstance(content, list):
             raise TargetError(f"{self.provider} at {self.url} sent a reply without content")
+        blocks = [block for block in content if isinstance(block, dict)]
         text = "".join(
             block["text"]
-            for block in content
-            if isinstance(block, dict)
-            and block.get("type") == "text"
-            and isinstance(block.get("text"), str)
+            for block in blocks
+            if block.get("type") == "text" and isinstance(block.get("text"), str)
         )
+        data = (
+            next(
+                (
+                    block["input"]
+                    for block in blocks
+                    if block.get("type") == "tool_use"
+                    and block.get("name") == _ANSWER_TOOL
+                    and isinstance(block.get("input"), dict)
+                ),
+                None,
+            )
+            if self.structured
+            else None
+        )
+        if data is not None and not text:
+            text = json.dumps(data, ensure_ascii=False)
         usage = payload.get("usage")
         reported = payload.get("model")
         stop = payload.get("stop_reason")
         return TargetOutput(
             text=text,
+            data=data,
             model=reported if isinstance(reported, str) else None,
             usage=Usage(
                 input_tokens=_count(usage.get("input_tokens")),

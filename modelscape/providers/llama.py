@@ -23,6 +23,7 @@ from typing import Any
 
 from modelscape._identity import Identity
 from modelscape.errors import ExecutionError
+from modelscape.execution.shape import AnswerShape
 from modelscape.execution.target import (
     IdentifiedTarget,
     TargetError,
@@ -31,6 +32,7 @@ from modelscape.execution.target import (
     Usage,
 )
 from modelscape.providers.options import Generation
+from modelscape.providers.structured import StructuredMode, StructuredTarget, structured_mode
 
 __all__ = ["LlamaCppTarget", "fingerprint"]
 
@@ -58,14 +60,19 @@ def fingerprint(path: Path) -> str:
     return digest.hexdigest()[:16]
 
 
-class LlamaCppTarget(IdentifiedTarget):
+class LlamaCppTarget(StructuredTarget, IdentifiedTarget):
     """A GGUF model file run in this process by llama.cpp.
 
     The identity holds the file's name and :func:`fingerprint` (not its path, which differs
     between machines), the context size and the generation parameters. The reported model is
     the file name with the llama-cpp-python version that ran it. ``threads`` sets llama.cpp's
-    CPU threads and is not part of the identity.
+    CPU threads and is not part of the identity. ``structured`` (``True`` or ``"grammar"``)
+    constrains every reply with a grammar of the answer's shape, which also fits a plain-text
+    answer (``text_match``).
     """
+
+    #: The ways this target can shape its replies.
+    structured_modes: tuple[StructuredMode, ...] = ("grammar",)
 
     def __init__(
         self,
@@ -80,8 +87,12 @@ class LlamaCppTarget(IdentifiedTarget):
         stop: Sequence[str] | None = None,
         context: int | None = None,
         threads: int | None = None,
+        structured: bool | str = False,
     ) -> None:
         self.path = Path(path).expanduser()
+        self.structured = structured_mode(
+            structured, allowed=self.structured_modes, where=f"target {name or self.path.stem!r}"
+        )
         if not self.path.is_file():
             raise ExecutionError(f"llama-cpp target: no model file at {self.path}")
         if importlib.util.find_spec("llama_cpp") is None:
@@ -107,9 +118,11 @@ class LlamaCppTarget(IdentifiedTarget):
                 "fingerprint": fingerprint(self.path),
                 "context": self.context,
                 **self.generation.identity(),
+                **({"structured": self.structured} if self.structured else {}),
             },
         )
         self._model: Any = None
+        self._grammars: dict[AnswerShape, Any] = {}
         self._load_lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
         self.engine = "llama-cpp-python"
@@ -133,6 +146,15 @@ class LlamaCppTarget(IdentifiedTarget):
                 self.engine = f"llama-cpp-python {llama_cpp.__version__}"
             return self._model
 
+    def _grammar(self, shape: AnswerShape) -> Any:
+        """The compiled grammar of an answer shape, compiled once per shape."""
+        grammar = self._grammars.get(shape)
+        if grammar is None:
+            llama_cpp: Any = importlib.import_module("llama_cpp")
+            grammar = llama_cpp.LlamaGrammar.from_string(shape.grammar(), verbose=False)
+            self._grammars[shape] = grammar
+        return grammar
+
     def _generate(self, request: TargetRequest) -> TargetOutput:
         model = self._load()
         prompt = request.prompt
@@ -148,6 +170,8 @@ class LlamaCppTarget(IdentifiedTarget):
             options["seed"] = request.seed
         if generation.stop:
             options["stop"] = list(generation.stop)
+        if self.structured is not None:
+            options["grammar"] = self._grammar(self.shape(request))
         started = time.perf_counter()
         try:
             reply = model.create_chat_completion(messages=messages, **options)

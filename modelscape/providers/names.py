@@ -84,7 +84,11 @@ def provider_target(kind: str, argument: str, **given: Any) -> Target:
     """The provider target ``KIND:ARGUMENT`` names, with the options given."""
     options = _options(kind, argument, given)
     generation = options.generation.model_dump()
-    common: dict[str, Any] = {"name": options.name, "version": options.version}
+    common: dict[str, Any] = {
+        "name": options.name,
+        "version": options.version,
+        "structured": options.structured,
+    }
     try:
         if kind == "llama-cpp":
             from modelscape.providers.llama import LlamaCppTarget

@@ -19,6 +19,7 @@ from modelscape.providers.options import (
     check_base_url,
     is_loopback,
 )
+from modelscape.providers.structured import StructuredMode, StructuredTarget, structured_mode
 
 __all__ = ["OPENAI_BASE_URL", "OpenAICompatibleTarget", "OpenAITarget"]
 
@@ -43,7 +44,7 @@ def _text(content: object) -> str:
     return ""
 
 
-class OpenAICompatibleTarget(HttpTarget):
+class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
     """A model behind an OpenAI-compatible ``/chat/completions`` endpoint.
 
     ``base_url`` is the API root (for llama.cpp's server, ``http://127.0.0.1:8080/v1``) and
@@ -57,9 +58,15 @@ class OpenAICompatibleTarget(HttpTarget):
     target lowers while the server answers 429 and raises again as calls succeed. The key is
     sent only over https or to this machine unless ``allow_http_key`` is set, and a reply larger
     than ``max_response_bytes`` fails its observation instead of being read whole.
+
+    ``structured`` asks for replies of the answer reader's shape (see
+    :mod:`modelscape.providers.structured`): ``json_schema`` (what ``True`` means),
+    ``json_object`` or ``grammar``, whichever the server takes.
     """
 
     provider = "openai-compatible"
+    #: The ways this target can shape its replies; ``structured=True`` takes the first.
+    structured_modes: tuple[StructuredMode, ...] = ("json_schema", "json_object", "grammar")
 
     def __init__(
         self,
@@ -79,8 +86,12 @@ class OpenAICompatibleTarget(HttpTarget):
         allow_http_key: bool = False,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
         token_field: str = "max_tokens",
+        structured: bool | str = False,
     ) -> None:
         base = check_base_url(base_url, where=f"target {name or model!r}")
+        self.structured = structured_mode(
+            structured, allowed=self.structured_modes, where=f"target {name or model!r}"
+        )
         generation = Generation(
             temperature=temperature,
             max_tokens=max_tokens,
@@ -98,7 +109,13 @@ class OpenAICompatibleTarget(HttpTarget):
             url=f"{base}/chat/completions",
             name=name or model,
             version=version,
-            parameters={"base_url": base, "model": model, **generation.identity()},
+            parameters={
+                "base_url": base,
+                "model": model,
+                **generation.identity(),
+                # only when on, so that plain targets keep the identity they always had
+                **({"structured": self.structured} if self.structured else {}),
+            },
             api_key_env=api_key_env,
             require_key=require_key,
             max_concurrency=max_concurrency,
@@ -133,8 +150,24 @@ class OpenAICompatibleTarget(HttpTarget):
             body["seed"] = request.seed
         if generation.stop:
             body["stop"] = list(generation.stop)
+        if self.structured is not None:
+            body.update(self.structure(request))
         body.update((k, v) for k, v in request.settings.items() if k not in _FIXED)
         return body
+
+    def structure(self, request: TargetRequest) -> dict[str, Any]:
+        """The fields of the body that ask for a reply of the request's answer shape."""
+        shape = self.shape(request)
+        if self.structured == "grammar":
+            return {"grammar": shape.grammar()}
+        if self.structured == "json_object":
+            return {"response_format": {"type": "json_object", "schema": shape.json_schema()}}
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "answer", "strict": True, "schema": shape.json_schema()},
+            }
+        }
 
     def output(self, payload: dict[str, Any], latency: float) -> TargetOutput:
         """The first choice's text, its finish reason, the reported model and token usage."""
@@ -147,6 +180,8 @@ class OpenAICompatibleTarget(HttpTarget):
         choice = choices[0]
         message = choice.get("message")
         text = _text(message.get("content")) if isinstance(message, dict) else ""
+        if not text and isinstance(message, dict) and isinstance(message.get("refusal"), str):
+            text = message["refusal"]  # structured outputs put a refusal beside the content
         usage = payload.get("usage")
         reported = payload.get("model")
         finish = choice.get("finish_reason")

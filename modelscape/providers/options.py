@@ -18,6 +18,7 @@ from pydantic import Field, field_validator
 from modelscape._identity import JsonValue
 from modelscape._model import FrozenModel
 from modelscape.errors import ExecutionError
+from modelscape.providers.structured import STRUCTURED_MODES
 
 __all__ = [
     "ANTHROPIC_BASE_URL",
@@ -73,7 +74,9 @@ class TargetOptions(Generation):
     ``max_concurrency`` caps this target's calls in flight; within it the limit adapts to the
     provider's 429s. ``allow_http_key`` lets a key travel over plain http to another machine
     (a trusted network only); ``max_response_bytes`` bounds the size of a reply. ``context``
-    and ``threads`` apply to in-process llama.cpp models only.
+    and ``threads`` apply to in-process llama.cpp models only. ``structured`` asks for replies
+    of the answer reader's shape: ``true`` for the provider's own way, or one way by name
+    (see :mod:`modelscape.providers.structured`); it is part of the target's identity.
     """
 
     name: str | None = Field(default=None, min_length=1)
@@ -84,6 +87,15 @@ class TargetOptions(Generation):
     max_response_bytes: int = Field(default=32 * 1024 * 1024, ge=1)
     context: int | None = Field(default=None, ge=16)
     threads: int | None = Field(default=None, ge=1)
+    structured: bool | str = False
+
+    @field_validator("structured", mode="before")
+    @classmethod
+    def _a_way(cls, value: Any) -> Any:
+        if isinstance(value, bool) or value in STRUCTURED_MODES:
+            return value
+        ways = ", ".join(STRUCTURED_MODES)
+        raise ValueError(f"must be true, false or one of {ways}, not {value!r}")
 
     @property
     def generation(self) -> Generation:

@@ -11,6 +11,7 @@ most recent report and the scenario and model pages list every one.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -54,6 +55,7 @@ class Headline(FrozenModel):
     input_tokens: int = 0
     output_tokens: int = 0
     latency: float | None = None
+    structured: str | None = None
 
 
 class RunSummary(FrozenModel):
@@ -106,6 +108,7 @@ class RunSummary(FrozenModel):
                     input_tokens=target.input_tokens if target else 0,
                     output_tokens=target.output_tokens if target else 0,
                     latency=target.latency if target else None,
+                    structured=_structured(target.parameters) if target else None,
                 )
             )
         return cls(
@@ -121,6 +124,12 @@ class RunSummary(FrozenModel):
             groups=report.groups,
             targets=tuple(headlines),
         )
+
+
+def _structured(parameters: Mapping[str, object]) -> str | None:
+    """How a target shaped its replies, when it was asked for structured answers."""
+    way = parameters.get("structured")
+    return way if isinstance(way, str) else None
 
 
 @dataclass(frozen=True)

@@ -62,6 +62,7 @@ def entry_row(catalog: Catalog, entry: Entry) -> dict[str, Any]:
     shifts = missing.get("invariant_shifts") or missing.get("shifts")
     return {
         "model": h.target,
+        "structured": h.structured,
         "model_href": f"models/{catalog.model_pages[h.target]}.html",
         "scenario": run.scenario,
         "scenario_href": f"scenarios/{catalog.scenario_pages[run.scenario]}.html",
