@@ -8,6 +8,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Literal
 
 import click
 
@@ -195,6 +196,15 @@ def register(main: click.Group) -> None:
     help="Calls in flight at once.",
 )
 @click.option(
+    "--order",
+    type=click.Choice(["shuffled", "grouped"]),
+    default="shuffled",
+    show_default=True,
+    help="shuffled: each repetition in a fresh random order (spreads a provider's drift); "
+    "grouped: the repetitions of a variant back to back, so that a local server with a prompt "
+    "cache (llama.cpp) reads each prompt once.",
+)
+@click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
     default=120.0,
@@ -233,6 +243,7 @@ def run(
     store_path: str,
     repetitions: int | None,
     concurrency: int,
+    order: Literal["shuffled", "grouped"],
     timeout: float,
     max_failures: str | None,
     report_path: Path | None,
@@ -262,7 +273,7 @@ def run(
         resolved = [resolve_target(t) for t in targets]
         if targets_file is not None:
             resolved.extend(load_targets(targets_file))
-        config = ExecutionConfig(concurrency=concurrency, timeout=timeout)
+        config = ExecutionConfig(concurrency=concurrency, timeout=timeout, order=order)
         experiment = scenario.experiment(resolved, config)
         store = SQLiteStore(store_path)
     except ModelscapeError as error:

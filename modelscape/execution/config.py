@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Literal
 
 from pydantic import Field, model_validator
 
@@ -51,6 +52,14 @@ class ExecutionConfig(FrozenModel):
     ends the observation as failed instead. ``stop_after`` identical connection or
     authentication failures in a row stop a target for the rest of the run (None: never):
     its remaining observations are stored as failed, not asked, and asked on the next run.
+
+    ``order`` is the order of the calls. ``"shuffled"`` (the default) asks each repetition of
+    every variant in a fresh random order, which spreads any drift of a provider over all
+    coordinates. ``"grouped"`` asks the variants in one random order with the repetitions of
+    each back to back: a local server that keeps the previous prompt evaluated (llama.cpp)
+    then reads each prompt once instead of once per repetition. Use it for models whose
+    weights cannot change during a run; a hosted model's drift would then fall on whole
+    variants.
     """
 
     concurrency: int = Field(default=8, ge=1)
@@ -58,6 +67,7 @@ class ExecutionConfig(FrozenModel):
     retry: RetryPolicy = Field(default_factory=RetryPolicy)
     deadline: float | None = Field(default=None, gt=0)
     stop_after: int | None = Field(default=10, ge=1)
+    order: Literal["shuffled", "grouped"] = "shuffled"
 
     def budget(self) -> float:
         """Seconds one observation may take with its retries: ``deadline``, or what the

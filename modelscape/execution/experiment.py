@@ -141,29 +141,43 @@ class Experiment:
         return self._record.id
 
     def plan(self) -> Iterator[PlannedObservation]:
-        """Every call, repetition by repetition, each repetition in its own seeded random order.
+        """Every call, in the order of ``execution.order``.
 
+        Shuffled (the default): repetition by repetition, each in its own seeded random order.
         Shuffling spreads drift in a provider (load, caching, a silent model update) over every
-        coordinate instead of confounding it with the order of the axes.
+        coordinate instead of confounding it with the order of the axes. Grouped: the variants
+        in one seeded random order, the repetitions of each back to back. Either way the same
+        observations, with the same ids and seed hints.
         """
         variants = self.variants()
         # observation_id() computes the target's identity hash on every call; this is the same
         # formula with the hashes computed once (a test checks they agree).
         targets = [t.identity.id for t in self.targets]
-        for repetition in range(self.repetitions):
-            calls = [(index, variant) for index in range(len(targets)) for variant in variants]
-            random.Random(f"{self.seed}:{repetition}").shuffle(calls)
+        calls = [(index, variant) for index in range(len(targets)) for variant in variants]
+
+        def planned(index: int, variant: Variant, repetition: int) -> PlannedObservation:
+            oid = content_id(
+                "observation",
+                {
+                    "seed": self.seed,
+                    "target": targets[index],
+                    "variant": variant.id,
+                    "repetition": repetition,
+                },
+            )
+            return PlannedObservation(oid, index, variant, repetition, seed_hint(oid))
+
+        if self.execution.order == "grouped":
+            random.Random(f"{self.seed}:grouped").shuffle(calls)
             for index, variant in calls:
-                oid = content_id(
-                    "observation",
-                    {
-                        "seed": self.seed,
-                        "target": targets[index],
-                        "variant": variant.id,
-                        "repetition": repetition,
-                    },
-                )
-                yield PlannedObservation(oid, index, variant, repetition, seed_hint(oid))
+                for repetition in range(self.repetitions):
+                    yield planned(index, variant, repetition)
+            return
+        for repetition in range(self.repetitions):
+            order = list(calls)
+            random.Random(f"{self.seed}:{repetition}").shuffle(order)
+            for index, variant in order:
+                yield planned(index, variant, repetition)
 
     def calls(self) -> int:
         """How many observations a full run holds."""

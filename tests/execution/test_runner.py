@@ -106,6 +106,29 @@ def test_calls_run_in_a_seeded_random_order_per_repetition() -> None:
     assert [p.variant.id for p in reseeded.plan()] != [v for _, v in order]
 
 
+def test_grouped_order_asks_the_repetitions_of_a_variant_back_to_back(
+    any_store: Store,
+) -> None:
+    run = experiment([planted(), planted("other")], repetitions=3, cases=4)
+    grouped = dataclasses.replace(run, execution=ExecutionConfig(order="grouped"))
+    order = list(grouped.plan())
+    assert sorted(order) == sorted(run.plan())  # the same ids, seed hints and repetitions
+    assert [p.id for p in order] == [p.id for p in grouped.plan()]  # seeded
+    for start in range(0, len(order), 3):
+        block = order[start : start + 3]
+        assert {(p.target, p.variant.id) for p in block} == {(block[0].target, block[0].variant.id)}
+        assert [p.repetition for p in block] == [0, 1, 2]
+    firsts = [(p.target, p.variant.id) for p in order[::3]]
+    assert firsts != sorted(firsts)  # the variants themselves in a random order
+    assert grouped.id == run.id  # the order is not part of the experiment's identity
+    results = Runner(store=any_store).run(grouped)
+    assert len(results.observations) == grouped.calls()
+    progress: list[Progress] = []
+    Runner(store=any_store, on_progress=progress.append).run(run)
+    assert progress[-1].reused == run.calls()  # the shuffled order finds every output stored
+    assert progress[-1].done == 0
+
+
 def flaky_target(name: str = "flaky") -> tuple[CallableTarget, dict[str, int]]:
     """Fails 30% of calls and hangs on 5%, decided per (seed, attempt) so runs repeat."""
     rule = planted(name)
