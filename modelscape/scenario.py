@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from modelscape._identity import Identity, JsonValue
 from modelscape.answers import Answer
 from modelscape.errors import ModelscapeError, TaskSpaceError
+from modelscape.records.settings import ScenarioSettings
 from modelscape.stats.settings import BoundaryCriterion, Inference
 from modelscape.task.coordinate import Coordinate
 from modelscape.task.design import Grid, Sweep, axis_roles
@@ -70,19 +71,26 @@ class Scenario:
 
     # -- identity ------------------------------------------------------------------------------
     @property
+    def settings(self) -> ScenarioSettings:
+        """The scenario's protocol as its runs store it."""
+        return ScenarioSettings(
+            repetitions=self.repetitions,
+            seed=self.seed,
+            answer=self.answer.identity,
+            design=self.design.model_dump(mode="json"),
+            groups={group: tuple(cases) for group, cases in self.groups.items()},
+            criterion=self.criterion,
+            description=self.description,
+        )
+
+    @property
     def identity(self) -> Identity:
         """The scenario's name, version and protocol settings, as stored with every run."""
-        parameters: dict[str, JsonValue] = {
-            "repetitions": self.repetitions,
-            "seed": self.seed,
-            "answer": self.answer.identity.model_dump(mode="json"),
-            "design": self.design.model_dump(mode="json"),
-            "groups": {group: list(cases) for group, cases in self.groups.items()},
-            "criterion": self.criterion.model_dump(mode="json"),
-            "description": self.description,
-        }
         return Identity(
-            kind="scenario", name=self.name, version=self.version, parameters=parameters
+            kind="scenario",
+            name=self.name,
+            version=self.version,
+            parameters=self.settings.parameters(),
         )
 
     # -- what it asks ------------------------------------------------------------------------
@@ -256,12 +264,10 @@ class Scenario:
 
     def group_of(self, group: str) -> tuple[str, ...]:
         """The case ids of a group; ``all`` is every case."""
-        if group == "all":
-            return tuple(self.task_space.cases)
-        if group not in self.groups:
+        if group != "all" and group not in self.groups:
             known = ["all", *self.groups]
             raise TaskSpaceError(f"scenario {self.name!r} has no group {group!r}; groups: {known}")
-        return tuple(self.groups[group])
+        return self.settings.cases(group, tuple(self.task_space.cases))
 
 
 def _indent(text: str) -> str:

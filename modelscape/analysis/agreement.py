@@ -13,14 +13,18 @@ from modelscape.analysis.common import axis_line, select_boundaries, varied_axes
 from modelscape.analysis.profiles import profile
 from modelscape.analysis.records import MeasureAgreement, Transition
 from modelscape.errors import AnalysisError
-from modelscape.results.results import Results
+from modelscape.records.run import RunRecords
 from modelscape.stats import BoundaryCriterion, Inference, random_stream
 
 __all__ = ["agreement"]
 
 
 def _tested(
-    results: Results, measure: str, target: str, criterion: BoundaryCriterion, inference: Inference
+    results: RunRecords,
+    measure: str,
+    target: str,
+    criterion: BoundaryCriterion,
+    inference: Inference,
 ) -> list[Transition]:
     """Every tested transition of one measure: the steps of every axis, one Holm family."""
     steps = [
@@ -63,7 +67,7 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> float | None:
 
 
 def agreement(
-    results: Results,
+    results: RunRecords,
     measures: Sequence[str] | None = None,
     *,
     target: str | None = None,

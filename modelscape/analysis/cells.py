@@ -6,7 +6,8 @@ the second's); a transition is a list of such cases. This module builds them for
 which :mod:`~modelscape.analysis.transitions` hands to :func:`modelscape.stats.compare_many`
 in one batch.
 
-Everything here is computed once per :class:`Results` (see :class:`~.common.Memo`): the keys
+Everything here is computed once per run's records (one :class:`MeasureView` per measure,
+kept by :class:`MeasureViews`, see :meth:`~modelscape.records.run.RunRecords.derived`): the keys
 of a keyed measure are read once per cell, each case's matrix is built once per pair of cells
 (all cases of a transition at once when they have the same sizes), and a transition asked for
 again (by a sensitivity ranking, a scorecard or an agreement after a profile) is reused.
@@ -14,7 +15,6 @@ again (by a sensitivity ranking, a scorecard or an agreement after a profile) is
 
 from __future__ import annotations
 
-import weakref
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
@@ -22,13 +22,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from modelscape._identity import AxisValue, JsonValue, canonical_json
-from modelscape.analysis.common import Place, memo
 from modelscape.errors import AnalysisError
 from modelscape.measures import key_distance
-from modelscape.results.records import Observation
-from modelscape.results.results import Results
+from modelscape.records.run import CoordinateKey, Derived, RunRecords
+from modelscape.records.stored import Observation
 
-__all__ = ["Comparand", "MeasureView", "Prepared", "prepare"]
+__all__ = ["Comparand", "MeasureView", "MeasureViews", "Prepared", "prepare"]
 
 FloatArray = NDArray[np.float64]
 
@@ -78,17 +77,18 @@ class Prepared:
     within: FloatArray
 
 
+#: What a prepared comparison depends on: measure, both targets and coordinates, the cases.
+PreparedKey = tuple[str, str, CoordinateKey, str, CoordinateKey, tuple[str, ...]]
+
+
 class MeasureView:
     """The distances of one difference measure over the outputs of one run."""
 
-    def __init__(self, results: Results, measure: str) -> None:
-        # Weakly held: views live in the results' memo (see ``Memo``).
-        self._results = weakref.ref(results)
+    def __init__(self, results: RunRecords, measure: str) -> None:
+        self.results = results
         self.measure = measure
-        identity = next(
-            (m for m in results.experiment.difference_measures if m.name == measure), None
-        )
-        if identity is None:
+        kind = results.difference(measure)
+        if kind is None:
             known = [m.name for m in results.experiment.difference_measures]
             raise AnalysisError(f"no difference measure {measure!r} in this run; measures: {known}")
         if results.experiment.repetitions < 2:
@@ -96,26 +96,19 @@ class MeasureView:
                 "this run has one repetition per variant: run-to-run variation cannot be "
                 "separated from change; rerun with repetitions >= 2"
             )
-        self.keyed = bool(identity.parameters.get("keyed"))
-        self.distance = str(identity.parameters.get("distance", "discrete"))
-        self._memo = memo(results)
-        self._cells: dict[tuple[str, str, Place], _Cell] = {}
+        self.keyed = kind.kind == "keyed"
+        self.distance: str = kind.distance
+        self._cells: dict[tuple[str, str, CoordinateKey], _Cell] = {}
         self._codes: dict[str, int] = {}
-
-    @property
-    def results(self) -> Results:
-        """The results this view reads."""
-        results = self._results()
-        if results is None:
-            raise AnalysisError("these results no longer exist")
-        return results
+        #: Prepared comparisons of this measure (see :func:`prepare`).
+        self.prepared: dict[PreparedKey, Prepared] = {}
 
     @classmethod
-    def of(cls, results: Results, measure: str) -> MeasureView:
+    def of(cls, results: RunRecords, measure: str) -> MeasureView:
         """The view of ``measure`` shared by every analysis of ``results``."""
-        views = memo(results).views
+        views = results.derived(MeasureViews).views
         found = views.get(measure)
-        if not isinstance(found, MeasureView):
+        if found is None:
             found = views[measure] = cls(results, measure)
         return found
 
@@ -125,15 +118,16 @@ class MeasureView:
         target: str,
         case: str,
         coordinate: Mapping[str, AxisValue],
-        place: Place | None = None,
+        key: CoordinateKey | None = None,
     ) -> _Cell:
-        """One cell's outputs with their keys, read once (``place``: see ``Memo.place``)."""
-        if place is None:
-            place = self._memo.place(coordinate)
-        key = (target, case, place)
-        found = self._cells.get(key)
+        """One cell's outputs with their keys, read once (``key``: the coordinate's, when the
+        caller has it already)."""
+        if key is None:
+            key = self.results.key(coordinate)
+        index = (target, case, key)
+        found = self._cells.get(index)
         if found is None:
-            found = self._cells[key] = self._read(self._memo.cell(target, case, coordinate, place))
+            found = self._cells[index] = self._read(self.results.outputs(target, case, key))
         return found
 
     def _read(self, outputs: tuple[Observation, ...]) -> _Cell:
@@ -268,24 +262,23 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
     """The distance matrices of a comparison's cases, built once per pair of cells."""
     first, second = comparand.first, comparand.second
     cases = tuple(comparand.cases)
-    places = memo(view.results)
-    first_place, second_place = places.place(first), places.place(second)
-    key = (
+    first_key, second_key = view.results.key(first), view.results.key(second)
+    key: PreparedKey = (
         view.measure,
         comparand.first_target,
-        first_place,
+        first_key,
         comparand.second_target,
-        second_place,
+        second_key,
         cases,
     )
-    shared = places.prepared
+    shared = view.prepared
     found = shared.get(key)
-    if isinstance(found, Prepared):
+    if found is not None:
         return found
     kept: list[tuple[str, _Cell, _Cell]] = []
     for case in cases:
-        a = view.cell(comparand.first_target, case, first, first_place)
-        b = view.cell(comparand.second_target, case, second, second_place)
+        a = view.cell(comparand.first_target, case, first, first_key)
+        b = view.cell(comparand.second_target, case, second, second_key)
         if len(a.outputs) >= 2 and len(b.outputs) >= 2:
             kept.append((case, a, b))
     count = len(kept)
@@ -327,3 +320,11 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         within=within,
     )
     return found
+
+
+class MeasureViews(Derived):
+    """The measure views of one run's records, one per measure (see :meth:`MeasureView.of`)."""
+
+    def __init__(self, records: RunRecords) -> None:
+        super().__init__(records)
+        self.views: dict[str, MeasureView] = {}

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from modelscape.analysis.cells import Prepared
-from modelscape.analysis.common import Memo, quiet_caveats, same
+from modelscape.analysis.common import quiet_caveats, same
 from modelscape.analysis.readable import Readable, case_shortfall, first_reason
+from modelscape.records.run import RunRecords
 from modelscape.stats import Inference, cluster_mean, random_stream, smoothed_interval
 from modelscape.stats.excess import FloatArray, group_cases
 from modelscape.task.coordinate import Coordinate
@@ -60,7 +61,7 @@ class Tally:
 
     def add_step(
         self,
-        shared: Memo,
+        records: RunRecords,
         readable: Readable,
         cases: tuple[str, ...],
         first: Coordinate,
@@ -69,7 +70,7 @@ class Tally:
     ) -> None:
         """Count one step over the chosen cases, with its prepared matrices."""
         for case in cases:
-            kept = same(shared.reference(case, first), shared.reference(case, second))
+            kept = same(records.reference(case, first), records.reference(case, second))
             if kept:
                 self.kept_pairs += 1
             else:
@@ -79,7 +80,7 @@ class Tally:
         excess = (found.between - found.within).tolist()
         for index, case in enumerate(found.cases):
             matrix, n_a = found.matrices[index], found.sizes[index]
-            if same(shared.reference(case, first), shared.reference(case, second)):
+            if same(records.reference(case, first), records.reference(case, second)):
                 self.units.append((matrix, n_a))
                 self.clusters.append(case)
                 self.excess.append(excess[index])

@@ -1,20 +1,22 @@
-"""Helpers the analyses share: axis lines, transition keys, families, point summaries."""
+"""Helpers the analyses share: axis lines, transition keys, families, point summaries.
+
+Each takes a run's :class:`~modelscape.records.run.RunRecords` (a
+:class:`~modelscape.results.Results` is one).
+"""
 
 from __future__ import annotations
 
 import warnings
-import weakref
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any
 
 import numpy as np
 
 from modelscape._identity import AxisValue, canonical_json
 from modelscape.analysis.records import BoundaryCandidate, PointSummary, Transition
 from modelscape.errors import AnalysisError
-from modelscape.results.records import AxisRecord, Observation
-from modelscape.results.results import Results
+from modelscape.records.run import CoordinateKey, Derived, RunRecords
+from modelscape.records.stored import AxisRecord
 from modelscape.stats import (
     BoundaryCriterion,
     DegenerateIntervalWarning,
@@ -24,22 +26,17 @@ from modelscape.stats import (
     holm,
     random_stream,
 )
-from modelscape.task.coordinate import Coordinate
+from modelscape.task.coordinate import Coordinate, value_key
 
 __all__ = [
-    "Memo",
-    "Place",
+    "Summaries",
     "axis_line",
     "case_list",
-    "cell_points",
-    "evaluated",
-    "memo",
     "quiet_caveats",
     "same",
     "select_boundaries",
     "summarize_metric",
     "transition_key",
-    "value_key",
 ]
 
 
@@ -62,91 +59,6 @@ def same(left: object, right: object) -> bool:
     return type(left) is type(right) and left == right
 
 
-def value_key(value: AxisValue) -> tuple[str, AxisValue]:
-    """A hashable key of an axis value that keeps 1, 1.0 and True apart."""
-    return (type(value).__name__, value)
-
-
-class Memo:
-    """What the analyses of one :class:`Results` compute once and share.
-
-    A report asks for the same cells, distance matrices, transitions and point summaries many
-    times over (a sensitivity ranking repeats the profiles; a scorecard's shifts are a profile's
-    steps). Every entry is a pure function of the results and of the settings in its key, and
-    every random stream depends on those alone, so reusing an entry never changes a number.
-    """
-
-    def __init__(self, results: Results) -> None:
-        # A weak reference: the memo is the value of a weak-keyed mapping, and a strong one
-        # would keep the results (its key) alive for ever.
-        self._results = weakref.ref(results)
-        self.axes: tuple[str, ...] = tuple(a.name for a in results.experiment.axes)
-        #: The design's coordinates, in its order (their hashes computed once).
-        self.coordinates: tuple[Coordinate, ...] = tuple(
-            Coordinate(c) for c in results.experiment.coordinates
-        )
-        self.evaluated: frozenset[Coordinate] = frozenset(self.coordinates)
-        self.places: tuple[Place, ...] = tuple(self.place(c) for c in self.coordinates)
-        self._references: dict[tuple[str, Place], AxisValue | None] = {
-            (v.case, self.place(v.coordinate)): v.reference for v in results.variants
-        }
-        #: Per-measure views, prepared comparisons, transitions, summaries and such; typed
-        #: where they are used.
-        self.views: dict[str, Any] = {}
-        self.prepared: dict[tuple[Any, ...], Any] = {}
-        self.transitions: dict[tuple[Any, ...], Transition] = {}
-        self.summaries: dict[tuple[Any, ...], PointSummary] = {}
-        self.points: dict[tuple[Any, ...], tuple[tuple[float, ...], tuple[str, ...]]] = {}
-        self.roles: dict[str, str] | None = None
-        self._cells: dict[tuple[str, str, Place], tuple[Observation, ...]] = {}
-
-    def place(self, coordinate: Mapping[str, AxisValue]) -> Place:
-        """A cheap dictionary key of a coordinate: its values in axis order, typed.
-
-        Coordinates compare in Python code; these tuples compare in C, which matters for the
-        tens of thousands of lookups of a report.
-        """
-        return tuple(value_key(coordinate.get(axis)) for axis in self.axes)  # type: ignore[arg-type]
-
-    def reference(self, case: str, coordinate: Mapping[str, AxisValue]) -> AxisValue | None:
-        """The correct answer of a case at a coordinate (None when unknown or not evaluated)."""
-        return self._references.get((case, self.place(coordinate)))
-
-    def cell(
-        self,
-        target: str,
-        case: str,
-        coordinate: Mapping[str, AxisValue],
-        place: Place | None = None,
-    ) -> tuple[Observation, ...]:
-        """The successful outputs of one target, case and coordinate, by repetition.
-
-        ``place`` is the coordinate's :meth:`place`, when the caller has it already.
-        """
-        key = (target, case, self.place(coordinate) if place is None else place)
-        found = self._cells.get(key)
-        if found is None:
-            results = self._results()
-            if results is None:
-                raise AnalysisError("these results no longer exist")
-            found = self._cells[key] = tuple(results.cell(target, case, coordinate))
-        return found
-
-
-#: A coordinate as a tuple of typed values in axis order (see :meth:`Memo.place`).
-Place = tuple[tuple[str, AxisValue], ...]
-
-_MEMOS: weakref.WeakKeyDictionary[Results, Memo] = weakref.WeakKeyDictionary()
-
-
-def memo(results: Results) -> Memo:
-    """The shared computations of ``results``, kept as long as the results themselves."""
-    found = _MEMOS.get(results)
-    if found is None:
-        found = _MEMOS[results] = Memo(results)
-    return found
-
-
 def transition_key(
     target: str, measure: str, first: Mapping[str, AxisValue], second: Mapping[str, AxisValue]
 ) -> str:
@@ -154,7 +66,7 @@ def transition_key(
     return f"{target}|{measure}|{canonical_json(dict(first))}|{canonical_json(dict(second))}"
 
 
-def case_list(results: Results, cases: Sequence[str] | None) -> tuple[str, ...]:
+def case_list(results: RunRecords, cases: Sequence[str] | None) -> tuple[str, ...]:
     """The cases to analyse: all by default, else the given ones, checked.
 
     A selection, not an order: the cases come back once each, in the experiment's order, so
@@ -173,12 +85,7 @@ def case_list(results: Results, cases: Sequence[str] | None) -> tuple[str, ...]:
     return tuple(c for c in results.cases if c in wanted)
 
 
-def evaluated(results: Results) -> frozenset[Coordinate]:
-    """The coordinates the run's design evaluated."""
-    return memo(results).evaluated
-
-
-def varied_axes(results: Results) -> tuple[AxisRecord, ...]:
+def varied_axes(results: RunRecords) -> tuple[AxisRecord, ...]:
     """The axes the design moved away from their baseline somewhere.
 
     A Sweep or Grid over some of the axes holds the others at their baseline: those have
@@ -194,14 +101,14 @@ def varied_axes(results: Results) -> tuple[AxisRecord, ...]:
 
 
 def axis_line(
-    results: Results, axis: str, fixed: Mapping[str, AxisValue] | None
+    results: RunRecords, axis: str, fixed: Mapping[str, AxisValue] | None
 ) -> tuple[AxisRecord, Coordinate, list[Coordinate]]:
     """An axis, its fixed point, and the evaluated coordinates along it (in axis order)."""
     record = results.experiment.axis(axis)
     base = results.coordinate({k: v for k, v in (fixed or {}).items() if k != axis})
-    done = memo(results).evaluated
+    done = results.evaluated
     line = [base.moved(axis, value) for value in record.values]
-    missing = [c.label() for c in line if c not in done]
+    missing = [c.label() for c in line if results.key(c) not in done]
     if missing:
         raise AnalysisError(
             f"axis {axis!r} was not evaluated at {missing[:3]} (the design holds other axes at "
@@ -222,38 +129,20 @@ def select_boundaries(
     return updated, chosen
 
 
-def cell_points(
-    results: Results,
-    metric: str,
-    target: str,
-    case: str,
-    coordinate: Mapping[str, AxisValue],
-    place: Place | None = None,
-) -> tuple[tuple[float, ...], tuple[str, ...]]:
-    """A point metric's values over one cell's successful outputs, and their measurement ids.
+#: What a point summary depends on: metric, target, cases, coordinate, value, settings.
+SummaryKey = tuple[str, str, tuple[str, ...], CoordinateKey, tuple[str, AxisValue], Inference]
 
-    Outputs without a value (the metric did not apply) are left out. ``place`` is the
-    coordinate's :meth:`Memo.place`, when the caller has it already.
-    """
-    shared = memo(results)
-    if place is None:
-        place = shared.place(coordinate)
-    key = (metric, target, case, place)
-    found = shared.points.get(key)
-    if found is None:
-        values: list[float] = []
-        ids: list[str] = []
-        for observation in shared.cell(target, case, coordinate, place):
-            point = results.point(metric, observation.id)
-            if point is not None and point.value is not None:
-                values.append(point.value)
-                ids.append(point.id)
-        found = shared.points[key] = (tuple(values), tuple(ids))
-    return found
+
+class Summaries(Derived):
+    """The point summaries of one run's records, each computed once."""
+
+    def __init__(self, records: RunRecords) -> None:
+        super().__init__(records)
+        self.done: dict[SummaryKey, PointSummary] = {}
 
 
 def summarize_metric(
-    results: Results,
+    results: RunRecords,
     metric: str,
     target: str,
     cases: Sequence[str],
@@ -262,18 +151,16 @@ def summarize_metric(
     inference: Inference,
 ) -> PointSummary:
     """A point metric's case-weighted mean at one coordinate, with a case-bootstrap interval."""
-    shared = memo(results)
-    key = (metric, target, tuple(cases), shared.place(coordinate), value_key(value), inference)
-    found = shared.summaries.get(key)
+    done = results.derived(Summaries).done
+    key = (metric, target, tuple(cases), results.key(coordinate), value_key(value), inference)
+    found = done.get(key)
     if found is None:
-        found = shared.summaries[key] = _summarize(
-            results, metric, target, cases, coordinate, value, inference
-        )
+        found = done[key] = _summarize(results, metric, target, cases, coordinate, value, inference)
     return found
 
 
 def _summarize(
-    results: Results,
+    results: RunRecords,
     metric: str,
     target: str,
     cases: Sequence[str],
@@ -284,9 +171,9 @@ def _summarize(
     per_case: list[float] = []
     ids: list[str] = []
     count = 0
-    place = memo(results).place(coordinate)
+    place = results.key(coordinate)
     for case in cases:
-        values, case_ids = cell_points(results, metric, target, case, coordinate, place)
+        values, case_ids = results.cell_points(metric, target, case, place)
         if values:
             ids.extend(case_ids)
             per_case.append(float(np.mean(values)))

@@ -14,7 +14,7 @@ from modelscape.analysis.common import (
 from modelscape.analysis.records import Contrast, Divergence
 from modelscape.analysis.transitions import compare_transitions
 from modelscape.errors import AnalysisError
-from modelscape.results.results import Results
+from modelscape.records.run import RunRecords
 from modelscape.stats import BoundaryCriterion, Inference
 from modelscape.task.coordinate import Coordinate
 
@@ -22,7 +22,7 @@ __all__ = ["divergence"]
 
 
 def divergence(
-    results: Results,
+    results: RunRecords,
     measure: str,
     first: str,
     second: str,

@@ -10,7 +10,6 @@ from modelscape.analysis.cells import Comparand, MeasureView
 from modelscape.analysis.common import (
     axis_line,
     case_list,
-    evaluated,
     quiet_caveats,
     select_boundaries,
     summarize_metric,
@@ -24,7 +23,7 @@ from modelscape.analysis.records import (
     VariantVariability,
 )
 from modelscape.analysis.transitions import compare_transitions
-from modelscape.results.results import Results
+from modelscape.records.run import RunRecords
 from modelscape.stats import BoundaryCriterion, Inference, check_permutations
 from modelscape.stats.compare import Comparison
 from modelscape.task.coordinate import Coordinate
@@ -82,7 +81,7 @@ def _run_to_run(
 
 
 def profile(
-    results: Results,
+    results: RunRecords,
     axis: str,
     measure: str,
     *,
@@ -168,7 +167,7 @@ def _check(
 
 
 def profiles(
-    results: Results,
+    results: RunRecords,
     axis: str,
     measure: str,
     *,
@@ -194,7 +193,7 @@ def profiles(
 
 
 def transitions(
-    results: Results,
+    results: RunRecords,
     measure: str,
     *,
     target: str | None = None,
@@ -206,9 +205,9 @@ def transitions(
     inference = inference or Inference()
     chosen = case_list(results, cases)
     view = MeasureView.of(results, measure)
-    done = evaluated(results)
+    done = results.evaluated
     comparands = []
-    for coordinate in (Coordinate(c) for c in results.experiment.coordinates):
+    for coordinate in results.coordinates:
         for axis in results.experiment.axes:
             if axis.scale == "nominal":
                 continue
@@ -216,7 +215,7 @@ def transitions(
             if position + 1 >= len(axis.values):
                 continue
             neighbour = coordinate.moved(axis.name, axis.values[position + 1])
-            if neighbour in done:
+            if results.key(neighbour) in done:
                 comparands.append(
                     _comparand(name, measure, axis.name, coordinate, neighbour, chosen)
                 )
@@ -231,7 +230,7 @@ def _same(left: object, right: object) -> bool:
 
 
 def variability(
-    results: Results,
+    results: RunRecords,
     measure: str,
     *,
     target: str | None = None,
@@ -262,7 +261,7 @@ def variability(
 
 
 def sensitivity(
-    results: Results,
+    results: RunRecords,
     measure: str,
     *,
     target: str | None = None,

@@ -21,9 +21,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from modelscape._identity import AxisValue
-from modelscape.analysis.common import Place, cell_points, memo
 from modelscape.answers import Answer
-from modelscape.results.results import Results
+from modelscape.records.run import CoordinateKey, RunRecords
 from modelscape.stats.smoothed import CASES_FOR_COVERAGE
 
 __all__ = ["MIN_ANSWERED", "MIN_READ_CASES", "Readable", "answered_shortfall", "case_shortfall"]
@@ -42,28 +41,25 @@ class Readable:
     """
 
     def __init__(
-        self, results: Results, target: str, answered: str | None, answer: Answer | None
+        self, results: RunRecords, target: str, answered: str | None, answer: Answer | None
     ) -> None:
         self.results = results
         self.target = target
         self.answered = answered
         self.answer = answer
-        self._counts: dict[tuple[str, Place], int] = {}
+        self._counts: dict[tuple[str, CoordinateKey], int] = {}
 
     def count(self, case: str, coordinate: Mapping[str, AxisValue]) -> int:
         """The read outputs of one cell."""
-        shared = memo(self.results)
-        place = shared.place(coordinate)
+        place = self.results.key(coordinate)
         key = (case, place)
         found = self._counts.get(key)
         if found is None:
             if self.answered is not None:
-                values, _ = cell_points(
-                    self.results, self.answered, self.target, case, coordinate, place
-                )
+                values, _ = self.results.cell_points(self.answered, self.target, case, place)
                 found = sum(1 for value in values if value >= 0.5)
             else:
-                outputs = shared.cell(self.target, case, coordinate, place)
+                outputs = self.results.outputs(self.target, case, place)
                 reader = self.answer
                 found = (
                     len(outputs)

@@ -17,8 +17,6 @@ from modelscape.analysis.changes import Tally
 from modelscape.analysis.common import (
     axis_line,
     case_list,
-    cell_points,
-    memo,
     quiet_caveats,
     select_boundaries,
     summarize_metric,
@@ -31,7 +29,7 @@ from modelscape.analysis.threshold import threshold
 from modelscape.analysis.transitions import compare_transitions
 from modelscape.answers import Answer
 from modelscape.errors import AnalysisError
-from modelscape.results.results import Results
+from modelscape.records.run import Derived, RunRecords
 from modelscape.stats import BoundaryCriterion, Inference, bootstrap_mean, random_stream
 from modelscape.stats.smoothed import CASES_FOR_COVERAGE
 from modelscape.task.design import axis_roles as design_roles
@@ -39,61 +37,54 @@ from modelscape.task.design import axis_roles as design_roles
 __all__ = ["axis_roles", "scorecard"]
 
 
-def axis_roles(results: Results) -> dict[str, str]:
+class _Roles(Derived):
+    """The role of every axis of one run, found once."""
+
+    def __init__(self, records: RunRecords) -> None:
+        super().__init__(records)
+        self.roles: dict[str, str] = dict(
+            design_roles(
+                [axis.name for axis in records.experiment.axes],
+                records.cases,
+                records.coordinates,
+                records.reference,
+            )
+        )
+
+
+def axis_roles(results: RunRecords) -> dict[str, str]:
     """Each axis's role: causal when moving it alone, between any two evaluated coordinates,
     changes the correct answer of some case; invariant otherwise."""
-    shared = memo(results)
-    if shared.roles is not None:
-        return dict(shared.roles)
-    roles: dict[str, str] = dict(
-        design_roles(
-            [axis.name for axis in results.experiment.axes],
-            results.cases,
-            shared.coordinates,
-            shared.reference,
-        )
-    )
-    shared.roles = roles
-    return dict(roles)
+    return dict(results.derived(_Roles).roles)
 
 
-def _group_cases(results: Results, group: str, cases: Sequence[str] | None) -> tuple[str, ...]:
-    """The cases of a group: given ones, every case for "all", else the run's named group.
+def _group_cases(results: RunRecords, group: str, cases: Sequence[str] | None) -> tuple[str, ...]:
+    """The cases of a group: given ones, else the run's group of that name ("all": every case).
 
-    Groups are stored with the experiment or, for a scenario's run, with its scenario.
+    The groups are the run's scenario's, read through its stored settings.
     """
     if cases is not None:
         return case_list(results, cases)
     if group == "all":
         return results.cases
-    groups: dict[str, Sequence[str]] = dict(results.experiment.groups)
-    scenario = results.experiment.scenario
-    stored = scenario.parameters.get("groups") if scenario is not None else None
-    if isinstance(stored, dict):
-        for name, members in stored.items():
-            if isinstance(members, list):
-                groups.setdefault(name, [str(m) for m in members])
-    if group not in groups:
-        raise AnalysisError(f"no group {group!r}; groups: {['all', *groups]}")
-    return case_list(results, groups[group])
+    return case_list(results, results.settings.cases(group, results.cases))
 
 
 def _case_mean(
-    results: Results, metric: str, target: str, cases: Sequence[str], inference: Inference
+    results: RunRecords, metric: str, target: str, cases: Sequence[str], inference: Inference
 ) -> tuple[float | None, float | None, float | None, int, tuple[str, ...]]:
     """A metric's mean over every successful output, cases weighted equally, with an interval,
     and how many cases it rests on.
 
     Each case's outputs are read cell by cell in the design's order of coordinates.
     """
-    shared = memo(results)
     per_case: list[float] = []
     ids: list[str] = []
     count = 0
     for case in cases:
         values: list[float] = []
-        for coordinate, place in zip(shared.coordinates, shared.places, strict=True):
-            cell_values, cell_ids = cell_points(results, metric, target, case, coordinate, place)
+        for key in results.keys:
+            cell_values, cell_ids = results.cell_points(metric, target, case, key)
             values.extend(cell_values)
             ids.extend(cell_ids)
         if values:
@@ -118,17 +109,16 @@ def _case_mean(
 
 
 def _answered(
-    results: Results, answered: str | None, target: str, cases: Sequence[str]
+    results: RunRecords, answered: str | None, target: str, cases: Sequence[str]
 ) -> tuple[float | None, tuple[str, ...]]:
     """The share of readable outputs over every coordinate, and its measurements."""
     if answered is None:
         return None, ()
-    shared = memo(results)
     shares: list[float] = []
     ids: list[str] = []
     for case in cases:
-        for coordinate, place in zip(shared.coordinates, shared.places, strict=True):
-            values, value_ids = cell_points(results, answered, target, case, coordinate, place)
+        for key in results.keys:
+            values, value_ids = results.cell_points(answered, target, case, key)
             shares.extend(values)
             ids.extend(value_ids)
     return (float(np.mean(shares)), tuple(ids)) if shares else (None, ())
@@ -142,7 +132,7 @@ def _unscored(outputs: int, failed: int, where: str = "") -> str:
 
 
 def scorecard(
-    results: Results,
+    results: RunRecords,
     metric: str,
     measure: str,
     *,
@@ -164,7 +154,6 @@ def scorecard(
         known = [m.name for m in results.experiment.point_metrics]
         raise AnalysisError(f"no point metric {metric!r}; metrics: {known}")
     accuracy, low, high, scored, accuracy_ids = _case_mean(results, metric, name, chosen, inference)
-    shared = memo(results)
     wanted = set(chosen)
     outputs = [o for o in results.observations if o.target == name and o.case in wanted]
     failed = sum(1 for o in outputs if o.status == "failed")
@@ -202,7 +191,7 @@ def scorecard(
         comparands = [_comparand(name, measure, record.name, a, b, chosen) for a, b in pairs]
         tally = Tally()
         for (first, second), comparand in zip(pairs, comparands, strict=True):
-            tally.add_step(shared, readable, chosen, first, second, prepare(view, comparand))
+            tally.add_step(results, readable, chosen, first, second, prepare(view, comparand))
         overall.merge(tally)
         with quiet_caveats():
             computed = (

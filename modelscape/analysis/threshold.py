@@ -8,10 +8,10 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 
 from modelscape._identity import AxisValue
-from modelscape.analysis.common import memo, quiet_caveats, same
+from modelscape.analysis.common import quiet_caveats, same
 from modelscape.analysis.records import Threshold, ThresholdCase
 from modelscape.answers import Answer
-from modelscape.results.results import Results
+from modelscape.records.run import RunRecords
 from modelscape.stats import Inference, bootstrap_mean, random_stream
 from modelscape.task.coordinate import Coordinate
 
@@ -59,7 +59,7 @@ def crossing(
 
 
 def threshold(
-    results: Results,
+    results: RunRecords,
     target: str,
     axis: str,
     line: Sequence[Coordinate],
@@ -69,14 +69,13 @@ def threshold(
     inference: Inference,
 ) -> Threshold | None:
     """The threshold of a causal numeric axis for one target, or None when no case flips once."""
-    shared = memo(results)
     levels = [float(c[axis]) for c in line]
     per_case: list[ThresholdCase] = []
     offsets: list[float] = []
     ids: list[str] = []
     expected_points: list[float] = []
     for case in cases:
-        refs = [shared.reference(case, c) for c in line]
+        refs = [results.reference(case, c) for c in line]
         changes = [i for i in range(1, len(refs)) if not same(refs[i], refs[i - 1])]
         if len(changes) != 1 or refs[0] is None:
             continue
@@ -86,7 +85,7 @@ def threshold(
         shares: list[float] = []
         weights: list[float] = []
         for coordinate in line:
-            outputs = shared.cell(target, case, coordinate)
+            outputs = results.outputs(target, case, results.key(coordinate))
             hits = [same(answer(o.output), after) for o in outputs]
             shares.append(sum(hits) / len(hits) if hits else 0.0)
             weights.append(float(len(hits)))

@@ -2,7 +2,8 @@
 
 The comparands of a profile, a scorecard or a divergence are prepared into distance matrices
 (:mod:`~modelscape.analysis.cells`), computed together by :func:`modelscape.stats.compare_many`
-and kept in the results' memo, so a transition asked for again is reused. A comparand that no
+and kept with the run's records (:class:`Transitions`), so a transition asked for again is
+reused. A comparand that no
 case can support (no two successful outputs on both sides) becomes an insufficient record
 that says why, instead of an error that would take every other number down with it.
 """
@@ -10,23 +11,49 @@ that says why, instead of an error that would take every other number down with 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypeAlias
 
 import numpy as np
 
+from modelscape._identity import AxisValue
 from modelscape.analysis.cells import Comparand, MeasureView, Prepared, prepare
-from modelscape.analysis.common import memo, value_key
 from modelscape.analysis.records import Transition
+from modelscape.records.run import CoordinateKey, Derived, RunRecords
 from modelscape.stats import Inference, compare_many
+from modelscape.task.coordinate import value_key
 
-__all__ = ["compare_transitions"]
+__all__ = ["Transitions", "compare_transitions"]
+
+#: Everything a transition record depends on: measure, comparison, sides, cases, settings.
+TransitionKey: TypeAlias = tuple[
+    str,
+    str,
+    str,
+    tuple[str, AxisValue],
+    tuple[str, AxisValue],
+    str,
+    CoordinateKey,
+    str,
+    CoordinateKey,
+    tuple[str, ...],
+    str,
+    Inference,
+]
+
+
+class Transitions(Derived):
+    """The transitions computed from one run's records, each once."""
+
+    def __init__(self, records: RunRecords) -> None:
+        super().__init__(records)
+        self.done: dict[TransitionKey, Transition] = {}
 
 
 def _transition_key(
     view: MeasureView, comparand: Comparand, inference: Inference, target: str
-) -> tuple[Any, ...]:
+) -> TransitionKey:
     """Everything a transition record depends on."""
-    places = memo(view.results)
+    records = view.results
     return (
         view.measure,
         comparand.key,
@@ -34,9 +61,9 @@ def _transition_key(
         value_key(comparand.before),
         value_key(comparand.after),
         comparand.first_target,
-        places.place(comparand.first),
+        records.key(comparand.first),
         comparand.second_target,
-        places.place(comparand.second),
+        records.key(comparand.second),
         tuple(comparand.cases),
         target,
         inference,
@@ -72,9 +99,9 @@ def compare_transitions(
     insufficient transition that says why, so that one dead target or one empty cell leaves
     every other number intact.
     """
-    done = memo(view.results).transitions
+    done = view.results.derived(Transitions).done
     keys = [_transition_key(view, c, inference, target) for c in comparands]
-    todo: dict[tuple[Any, ...], tuple[Comparand, Prepared]] = {}
+    todo: dict[TransitionKey, tuple[Comparand, Prepared]] = {}
     for key, comparand in zip(keys, comparands, strict=True):
         if key in done or key in todo:
             continue

@@ -71,9 +71,7 @@ def report(
         results = Results.load(store, chosen.id)
     finally:
         store.close()
-    seed = chosen.scenario.parameters.get("seed") if chosen.scenario else None
-    stored_seed = seed if isinstance(seed, int) else 0
-    settings: dict[str, int] = {"seed": stored_seed}
+    settings: dict[str, int] = {"seed": results.settings.seed}
     if permutations is not None:
         settings["permutations"] = permutations
     if resamples is not None:

@@ -218,12 +218,7 @@ class ReportPage(Page):
     def _group_cases(self, group: str) -> set[str] | None:
         if group == "all" or self.results is None:
             return None
-        scenario = self.results.experiment.scenario
-        groups = scenario.parameters.get("groups") if scenario is not None else None
-        cases = groups.get(group) if isinstance(groups, dict) else None
-        if not isinstance(cases, list):
-            cases = list(self.results.experiment.groups.get(group, ()))
-        return {str(c) for c in cases}
+        return set(self.results.settings.groups.get(group, ()))
 
     def _scorecard(self, card: Scorecard, evidence: Evidence) -> dict[str, Any]:
         where = f"{card.target} · {card.group}"

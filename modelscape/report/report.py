@@ -6,7 +6,6 @@ import json
 from collections.abc import Mapping, Sequence
 from os import PathLike
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
@@ -16,6 +15,7 @@ from modelscape.analysis.records import AxisSensitivity, BehaviorProfile, Diverg
 from modelscape.answers import Answer, answer_of
 from modelscape.errors import ReportError
 from modelscape.report.provenance import Provenance
+from modelscape.report.summary import summarize
 from modelscape.report.upgrade import upgrade_format_1
 from modelscape.results.results import Results
 from modelscape.stats import BoundaryCriterion, Inference
@@ -101,8 +101,6 @@ class Report(FrozenModel):
 
     def summary(self) -> str:
         """The report as the command line prints it."""
-        from modelscape.report.summary import summarize
-
         return summarize(self)
 
 
@@ -119,19 +117,19 @@ def build_report(
 ) -> Report:
     """The report of a run: what ``Scenario.report`` and ``modelscape report`` produce.
 
-    Settings left out come from the scenario identity stored with the run.
+    Settings left out come from the scenario settings stored with the run.
     """
     scenario = results.experiment.scenario
-    stored: dict[str, Any] = dict(scenario.parameters) if scenario is not None else {}
+    stored = results.settings
     if answer is None:
-        if "answer" not in stored:
+        if stored.answer is None:
             raise ReportError("this run has no stored answer reader: report it from its scenario")
-        answer = answer_of(stored["answer"])
+        answer = answer_of(stored.answer)
     if groups is None:
-        groups = {g: tuple(c) for g, c in (stored.get("groups") or {}).items()}
+        groups = stored.groups
     if criterion is None:
-        criterion = BoundaryCriterion.model_validate(stored.get("criterion") or {})
-    inference = inference or Inference(seed=int(stored.get("seed") or 0))
+        criterion = stored.criterion
+    inference = inference or Inference(seed=stored.seed)
     metric_names = {m.name for m in results.experiment.point_metrics}
     if METRIC not in metric_names or MEASURE not in {
         m.name for m in results.experiment.difference_measures
@@ -177,9 +175,7 @@ def build_report(
     return Report(
         scenario=name or (scenario.name if scenario else "experiment"),
         version=version or (scenario.version if scenario else "1"),
-        description=description
-        if description is not None
-        else str(stored.get("description") or ""),
+        description=description if description is not None else stored.description,
         experiment=results.experiment.id,
         targets=results.targets,
         groups=group_names,

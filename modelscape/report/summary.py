@@ -10,13 +10,45 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from modelscape.analysis.records import Scorecard
-    from modelscape.report.report import Report
+from modelscape.analysis.records import Divergence, Scorecard
+from modelscape.report.provenance import Provenance
+from modelscape.stats.settings import BoundaryCriterion, Inference
 
-__all__ = ["NEGATIVE", "Notes", "interval", "number", "summarize"]
+__all__ = ["NEGATIVE", "Notes", "Summarized", "interval", "number", "summarize"]
+
+
+class Summarized(Protocol):
+    """What the summary reads of a report (a :class:`~modelscape.report.Report` is one).
+
+    Named here, below the report, so that the report can print itself with this module and
+    this module never imports the report back.
+    """
+
+    @property
+    def scenario(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def experiment(self) -> str: ...
+    @property
+    def targets(self) -> tuple[str, ...]: ...
+    @property
+    def cases(self) -> int: ...
+    @property
+    def repetitions(self) -> int: ...
+    @property
+    def criterion(self) -> BoundaryCriterion: ...
+    @property
+    def inference(self) -> Inference: ...
+    @property
+    def scorecards(self) -> tuple[Scorecard, ...]: ...
+    @property
+    def divergences(self) -> tuple[Divergence, ...]: ...
+    @property
+    def provenance(self) -> Provenance: ...
+
 
 #: What a negative excess change means, wherever one is shown.
 NEGATIVE = (
@@ -84,7 +116,7 @@ def _cell(card: Scorecard, quantity: str, text: str, notes: Notes) -> str:
     return f"n/a {notes.mark(reason)}"
 
 
-def _scorecards(report: Report, notes: Notes) -> list[str]:
+def _scorecards(report: Summarized, notes: Notes) -> list[str]:
     rows = []
     for card in report.scorecards:
         shifts = sum(len(a.shifts) for a in card.axes)
@@ -135,7 +167,7 @@ def _scorecards(report: Report, notes: Notes) -> list[str]:
     return _table(header, rows)
 
 
-def _boundaries(report: Report, notes: Notes) -> list[str]:
+def _boundaries(report: Summarized, notes: Notes) -> list[str]:
     boundaries = [
         (card.target, axis, shift)
         for card in report.scorecards
@@ -167,7 +199,7 @@ def _boundaries(report: Report, notes: Notes) -> list[str]:
     ]
 
 
-def _thresholds(report: Report, notes: Notes) -> list[str]:
+def _thresholds(report: Summarized, notes: Notes) -> list[str]:
     rows = []
     for card in report.scorecards:
         if card.group != "all":
@@ -198,7 +230,7 @@ def _thresholds(report: Report, notes: Notes) -> list[str]:
     ]
 
 
-def _divergences(report: Report, notes: Notes) -> list[str]:
+def _divergences(report: Summarized, notes: Notes) -> list[str]:
     if not report.divergences:
         return []
     rows = []
@@ -224,7 +256,7 @@ def _divergences(report: Report, notes: Notes) -> list[str]:
     ]
 
 
-def _failures(report: Report) -> list[str]:
+def _failures(report: Summarized) -> list[str]:
     failed = [t for t in report.provenance.targets if t.failed]
     if not failed:
         return []
@@ -241,7 +273,7 @@ def _failures(report: Report) -> list[str]:
     return lines
 
 
-def summarize(report: Report) -> str:
+def summarize(report: Summarized) -> str:
     """Scorecards, boundaries, thresholds, divergences and failures of a report as text."""
     inference = report.inference
     criterion = report.criterion

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable, Sequence
 
 from modelscape.errors import StoreError
-from modelscape.results.records import (
+from modelscape.records.stored import (
     DifferenceMeasurement,
     ExperimentRecord,
     Observation,

@@ -10,7 +10,7 @@ import os
 from collections.abc import Iterable, Sequence
 from typing import Protocol, runtime_checkable
 
-from modelscape.results.records import (
+from modelscape.records.stored import (
     DifferenceMeasurement,
     ExperimentRecord,
     Observation,

@@ -14,7 +14,7 @@ from pydantic import BaseModel, TypeAdapter
 
 from modelscape._model import trusted
 from modelscape.execution.target import TargetOutput, Usage
-from modelscape.results.records import DifferenceMeasurement, Observation, PointMeasurement
+from modelscape.records.stored import DifferenceMeasurement, Observation, PointMeasurement
 from modelscape.store.protocol import holder_alive
 from modelscape.task.space import Variant
 

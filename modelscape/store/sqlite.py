@@ -27,7 +27,7 @@ from typing import Any, TypeVar
 from pydantic import TypeAdapter
 
 from modelscape.errors import StoreError
-from modelscape.results.records import (
+from modelscape.records.stored import (
     DifferenceMeasurement,
     ExperimentRecord,
     Observation,

@@ -6,11 +6,14 @@ from collections.abc import Iterator, Mapping
 
 from modelscape._identity import AxisValue
 
-__all__ = ["Coordinate"]
+__all__ = ["Coordinate", "value_key"]
 
 
-def _key(value: AxisValue) -> tuple[str, AxisValue]:
-    # 1, 1.0 and True compare equal in Python; the type keeps them apart in hashes and equality.
+def value_key(value: AxisValue) -> tuple[str, AxisValue]:
+    """A hashable key of an axis value that keeps 1, 1.0 and True apart.
+
+    They compare equal in Python; the type name keeps them apart in hashes and equality.
+    """
     return (type(value).__name__, value)
 
 
@@ -38,7 +41,7 @@ class Coordinate(Mapping[str, AxisValue]):
 
     def __hash__(self) -> int:
         if self._hash is None:
-            self._hash = hash(frozenset((k, _key(v)) for k, v in self._values.items()))
+            self._hash = hash(frozenset((k, value_key(v)) for k, v in self._values.items()))
         return self._hash
 
     def __eq__(self, other: object) -> bool:
@@ -50,7 +53,7 @@ class Coordinate(Mapping[str, AxisValue]):
             return NotImplemented
         if self._values.keys() != other_values.keys():
             return False
-        return all(_key(v) == _key(other_values[k]) for k, v in self._values.items())
+        return all(value_key(v) == value_key(other_values[k]) for k, v in self._values.items())
 
     def replace(self, **changes: AxisValue) -> Coordinate:
         """This coordinate with some axes moved."""
