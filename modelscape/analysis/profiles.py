@@ -11,6 +11,7 @@ from modelscape.analysis.common import (
     axis_line,
     case_list,
     quiet_caveats,
+    same,
     select_boundaries,
     summarize_metric,
     transition_key,
@@ -211,7 +212,7 @@ def transitions(
         for axis in results.experiment.axes:
             if axis.scale == "nominal":
                 continue
-            position = next(i for i, v in enumerate(axis.values) if _same(v, coordinate[axis.name]))
+            position = next(i for i, v in enumerate(axis.values) if same(v, coordinate[axis.name]))
             if position + 1 >= len(axis.values):
                 continue
             neighbour = coordinate.moved(axis.name, axis.values[position + 1])
@@ -223,10 +224,6 @@ def transitions(
         return ()
     with quiet_caveats():
         return tuple(compare_transitions(view, comparands, inference, target=name))
-
-
-def _same(left: object, right: object) -> bool:
-    return type(left) is type(right) and left == right
 
 
 def variability(

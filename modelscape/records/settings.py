@@ -2,9 +2,11 @@
 
 A scenario's answer reader, groups, criterion, seed and description are stored as the
 ``parameters`` of its :class:`~modelscape._identity.Identity`, and a keyed difference measure
-says so in its identity's parameters. Those formats are part of every experiment id (a content
-hash), so they stay as they are; this module is the one place that writes and reads them.
-Everything else asks a :class:`ScenarioSettings` or a :class:`DifferenceSettings`.
+says so in its identity's parameters (written by
+:class:`~modelscape.measures.KeyedDifference`). Both formats are part of every experiment id
+(a content hash), so they stay as they are; this module is the one place that reads them, and
+:meth:`ScenarioSettings.parameters` the one that writes a scenario's. Everything else asks a
+:class:`ScenarioSettings` or a :class:`DifferenceSettings`.
 """
 
 from __future__ import annotations

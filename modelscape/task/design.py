@@ -9,7 +9,7 @@ from typing import Any, Literal
 from modelscape._identity import AxisValue
 from modelscape._model import FrozenModel
 from modelscape.errors import TaskSpaceError
-from modelscape.task.coordinate import Coordinate
+from modelscape.task.coordinate import Coordinate, value_key
 from modelscape.task.space import TaskSpace
 
 __all__ = ["Grid", "Sweep", "axis_roles"]
@@ -94,7 +94,7 @@ def axis_roles(
         for case in cases:
             seen: dict[tuple[tuple[str, AxisValue], ...], AxisValue | None] = {}
             for coordinate in coordinates:
-                key = tuple((type(coordinate[o]).__name__, coordinate[o]) for o in others)
+                key = tuple(value_key(coordinate[o]) for o in others)
                 answer = reference(case, coordinate)
                 if key in seen and not _same(seen[key], answer):
                     causal = True
