@@ -171,9 +171,9 @@ def _summarize(
     per_case: list[float] = []
     ids: list[str] = []
     count = 0
-    place = results.key(coordinate)
+    cell = results.key(coordinate)
     for case in cases:
-        values, case_ids = results.cell_points(metric, target, case, place)
+        values, case_ids = results.cell_points(metric, target, case, cell)
         if values:
             ids.extend(case_ids)
             per_case.append(float(np.mean(values)))

@@ -51,15 +51,17 @@ class Readable:
 
     def count(self, case: str, coordinate: Mapping[str, AxisValue]) -> int:
         """The read outputs of one cell."""
-        place = self.results.key(coordinate)
-        key = (case, place)
+        coordinate_key = self.results.key(coordinate)
+        key = (case, coordinate_key)
         found = self._counts.get(key)
         if found is None:
             if self.answered is not None:
-                values, _ = self.results.cell_points(self.answered, self.target, case, place)
+                values, _ = self.results.cell_points(
+                    self.answered, self.target, case, coordinate_key
+                )
                 found = sum(1 for value in values if value >= 0.5)
             else:
-                outputs = self.results.outputs(self.target, case, place)
+                outputs = self.results.outputs(self.target, case, coordinate_key)
                 reader = self.answer
                 found = (
                     len(outputs)
