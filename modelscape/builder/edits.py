@@ -18,6 +18,7 @@ from modelscape._identity import AxisValue
 from modelscape.builder.pieces import fill_slot, place_slot, rename_slot, selected_piece, split
 from modelscape.builder.pieces import spelled as spelled_value
 from modelscape.builder.state import (
+    SPEC_KEYS,
     Data,
     among,
     check_name,
@@ -34,7 +35,6 @@ from modelscape.builder.state import (
 )
 from modelscape.builder.values import slot_lexicon
 from modelscape.errors import SpecError
-from modelscape.specs.read import TOP_KEYS
 from modelscape.templates.lexicon import Entry, Lexicon
 
 __all__ = ["edit", "instruct", "mark", "remove", "rename", "version", "version_key", "versions"]
@@ -272,9 +272,9 @@ def edit(data: Data, key: str, value: Any) -> Data:
     ``answer`` take their whole data as a spec writes it, checked by the draft.
     """
     where = f"edit {key}"
-    if key not in TOP_KEYS:
+    if key not in SPEC_KEYS:
         raise SpecError(
-            f"{where}: unknown field{nearest(key, TOP_KEYS)}; fields: {', '.join(TOP_KEYS)}"
+            f"{where}: unknown field{nearest(key, SPEC_KEYS)}; fields: {', '.join(SPEC_KEYS)}"
         )
     out = copy.deepcopy(data)
     if value is None:

@@ -59,7 +59,7 @@ def test_every_problem_is_reported_at_once() -> None:
         "answer.correct: 'maybe' is not one of the choices ['y', 'n']",
         "cases: must be a whole number of at least 1, not 0",
         "repetitions: must be a whole number of at least 1, not 'many'",
-        "seed: a seed is a whole number, not 's'",
+        "seed: must be a whole number, not 's'",
     )
     assert problems[1].startswith("slots.who: unknown lexicon 'nmes'")
     message = str(caught.value)
@@ -121,9 +121,9 @@ def test_values_that_are_not_values_of_their_attribute() -> None:
     )
     assert problems == (
         "vary.who.gender.extra: unknown key; allowed: scale, values, baseline",
-        "vary.who.gender.values: 'other' is not a value of 'who.gender'; "
+        "vary.who.gender.values[1]: 'other' is not a value of 'who.gender'; "
         "values: ['female', 'male']",
-        "groups.some.n: 7 is not a value of 'n'; values: [2, 3, 4]",
+        "groups.some.n[1]: 7 is not a value of 'n'; values: [2, 3, 4]",
         "answer.correct.n.9: 9 is not a value of 'n'; values: [2, 3, 4]",
         "answer.correct.n: no answer for values [3, 4]",
     )
