@@ -127,7 +127,7 @@ def lexicon_of(value: Any, where: str) -> Lexicon:
         if isinstance(value, Mapping) and set(value) == {"start", "stop", "step"}:
             return Lexicon.of(list(Range(**value).numbers()))
         return Lexicon.of(value)
-    except (TemplateError, SpecError, ValidationError, TypeError) as error:
+    except (TemplateError, SpecError, ValidationError) as error:
         message = error.errors()[0]["msg"] if isinstance(error, ValidationError) else str(error)
         raise SpecError(f"{where}: {message}") from None
 

@@ -37,13 +37,13 @@ from modelscape.task.space import Scale
 from modelscape.templates.lexicon import Lexicon
 from modelscape.templates.template import Template
 
-__all__ = ["SCALES", "read_spec"]
+__all__ = ["SCALES", "read_field", "read_spec"]
 
 SCALES: tuple[str, ...] = get_args(Scale)
 _BOUNDS = tuple(Range.model_fields)
 _VARIED = tuple(Varied.model_fields)
-#: What the template is made of: with a problem in any of them, no template is made.
-_TEMPLATE = ("name", "version", "system", "prompt", "slots")
+#: What stands in for a template's part that has a problem, to check the rest against.
+_STAND_INS: dict[str, Any] = {"name": "spec", "version": "1", "system": None}
 #: What is checked against the template's attributes and values.
 _CHECKED = ("vary", "groups", "answer")
 #: What a required field's absence asks for, beyond its description.
@@ -64,18 +64,21 @@ def _adapter(model: type[BaseModel], key: str) -> TypeAdapter[Any]:
     return TypeAdapter(annotation)
 
 
-def _plain(model: type[BaseModel], key: str, value: Any, problems: Problems) -> Any:
-    """``value`` checked against field ``key`` of ``model`` exactly as the model types it."""
+def read_field(model: type[BaseModel], key: str, value: Any) -> tuple[Any, str | None]:
+    """``value`` of plain field ``key`` checked exactly as ``model`` types and limits it.
+
+    Returns the value as the model holds it (a version written as a number becomes text),
+    and None; or None and what is wrong, without the path. The builder's ``edit`` checks a
+    field with it too, so a document and an edit are held to the same rule.
+    """
     try:
-        return _adapter(model, key).validate_python(value, strict=True)
+        return _adapter(model, key).validate_python(value, strict=True), None
     except ValidationError as error:
         first = error.errors()[0]
-        if first["type"] == "value_error":  # a validator of the field says what is wrong
-            problems.add(key, str(first["ctx"]["error"]))
-        else:
-            described = model.model_fields[key].description or "valid"
-            problems.add(key, f"must be {described}, not {value!r}")
-        return None
+        if first["type"] == "value_error":  # a validator of the field says what it must be
+            return None, f"{first['ctx']['error']}, not {value!r}"
+        described = model.model_fields[key].description or "valid"
+        return None, f"must be {described}, not {value!r}"
 
 
 def _read_slot(path: str, value: Any, problems: Problems) -> Lexicon | None:
@@ -296,7 +299,9 @@ def read_spec(
         elif key == "answer":
             fields[key] = read_answer(value, template, problems)
         else:
-            fields[key] = _plain(model, key, value, problems)
+            fields[key], wrong = read_field(model, key, value)
+            if wrong is not None:
+                problems.add(key, wrong)
     if problems.found:
         raise SpecError(problems.found)
     return fields
@@ -319,11 +324,24 @@ def _read_slots(raw: Mapping[Any, Any], problems: Problems) -> dict[str, Lexicon
 def _template(
     fields: dict[str, Any], build: Callable[[dict[str, Any]], Template], problems: Problems
 ) -> Template | None:
-    """The template of the fields read so far, unless any part it is made of has a problem."""
-    if problems.under(*_TEMPLATE):
+    """The template of the fields read so far, to check vary, groups and answer against.
+
+    None when the prompt or a slot has a problem. A wrong name, version or system prompt
+    does not change which attributes there are, so the check goes on with a stand-in for
+    each, and a template problem is then not reported (the stand-in could cause it: a slot
+    used only in the wrong system prompt). The template is only ever used for checking.
+    """
+    if problems.under("prompt", "slots"):
         return None
+    parts = {"slots": {}} | fields
+    stood_in = False
+    for key, stand_in in _STAND_INS.items():
+        if problems.under(key):
+            parts[key] = stand_in
+            stood_in = True
     try:
-        return build({"slots": {}} | fields)
+        return build(parts)
     except TemplateError as error:
-        problems.add("prompt", str(error))
+        if not stood_in:
+            problems.add("prompt", str(error))
         return None

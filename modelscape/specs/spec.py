@@ -55,10 +55,10 @@ class _Reference:
         return correct
 
 
-def _not_blank(name: str) -> str:
-    if not name.strip():
-        raise ValueError("a name must not be blank")
-    return name
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must be a non-empty text")
+    return text
 
 
 def _version_text(version: object) -> object:
@@ -84,7 +84,7 @@ class Spec(FrozenModel):
     # types, limits and defaults are read from here (see modelscape.specs.read), and each
     # description finishes the sentence "must be ..." in a problem's message.
     name: Annotated[str, AfterValidator(_not_blank)] = Field(description="a short text")
-    version: Annotated[str, BeforeValidator(_version_text)] = Field(
+    version: Annotated[str, BeforeValidator(_version_text), AfterValidator(_not_blank)] = Field(
         "1", description="a short text, such as 2 or 1.1"
     )
     description: str = Field("", description="a text")
@@ -107,7 +107,7 @@ class Spec(FrozenModel):
     )
     cases: int | None = Field(None, ge=1, description="a whole number of at least 1")
     repetitions: int = Field(5, ge=1, description="a whole number of at least 1")
-    seed: int = Field(0, description="a whole number")
+    seed: int = Field(0, ge=0, description="a whole number of at least 0")
 
     # -- reading -----------------------------------------------------------------------------
     @classmethod
@@ -157,12 +157,9 @@ class Spec(FrozenModel):
 
         shipped = {name: lexicons.get(name) for name in lexicons.available()}
         out: dict[str, Any] = {"name": self.name}
-        if self.version != "1":
-            out["version"] = self.version
-        if self.description:
-            out["description"] = self.description
-        if self.system is not None:
-            out["system"] = self.system
+        for key in ("version", "description", "system"):
+            if getattr(self, key) != _default(key):
+                out[key] = getattr(self, key)
         out["prompt"] = self.prompt
         if self.slots:
             out["slots"] = {
@@ -192,12 +189,9 @@ class Spec(FrozenModel):
                 [_conditions(r) for r in correct] if isinstance(correct, tuple) else correct
             )
         out["answer"] = answer
-        if self.cases is not None:
-            out["cases"] = self.cases
-        if self.repetitions != 5:
-            out["repetitions"] = self.repetitions
-        if self.seed != 0:
-            out["seed"] = self.seed
+        for key in ("cases", "repetitions", "seed"):
+            if getattr(self, key) != _default(key):
+                out[key] = getattr(self, key)
         return out
 
     def dump(self) -> str:
@@ -274,6 +268,11 @@ class Spec(FrozenModel):
                     f"{'; '.join(missing[:3])}"
                 )
         return scenario
+
+
+def _default(key: str) -> Any:
+    """The default of field ``key``: what the shortest form of a spec leaves out."""
+    return Spec.model_fields[key].get_default(call_default_factory=True)
 
 
 def _template_of(fields: Mapping[str, Any]) -> Template:

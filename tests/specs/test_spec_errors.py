@@ -59,7 +59,7 @@ def test_every_problem_is_reported_at_once() -> None:
         "answer.correct: 'maybe' is not one of the choices ['y', 'n']",
         "cases: must be a whole number of at least 1, not 0",
         "repetitions: must be a whole number of at least 1, not 'many'",
-        "seed: must be a whole number, not 's'",
+        "seed: must be a whole number of at least 0, not 's'",
     )
     assert problems[1].startswith("slots.who: unknown lexicon 'nmes'")
     message = str(caught.value)
