@@ -5,8 +5,9 @@ keys a document may hold, the scales, the types, limits and defaults of the plai
 read from their fields, never restated here. What this module adds is what a model cannot
 say in one place: the short forms a person writes (a slot as a lexicon's name, a scale alone
 for ``vary``), and the checks that need the template (does an attribute exist, is a value one
-of its values). Nothing is built from a document that has problems: the template is made only
-once the parts it is made of read cleanly, and the spec only once nothing is wrong at all.
+of its values). Nothing is built from a document that has problems: the template is made
+from a prompt and slots that read cleanly, only to check the rest against, and the spec only
+once nothing is wrong at all.
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from modelscape.templates.template import Template
 __all__ = ["SCALES", "read_field", "read_spec"]
 
 SCALES: tuple[str, ...] = get_args(Scale)
+_SCALES_LISTED = f"{', '.join(SCALES[:-1])} or {SCALES[-1]}"
 _BOUNDS = tuple(Range.model_fields)
 _VARIED = tuple(Varied.model_fields)
 #: What stands in for a template's part that has a problem, to check the rest against.
@@ -126,7 +128,7 @@ def _read_slot(path: str, value: Any, problems: Problems) -> Lexicon | None:
         problems.add(
             path,
             "a slot is a shipped lexicon's name, a non-empty list of values, a mapping of labels "
-            "to texts, a list of rows, or a range {start, stop, step}",
+            f"to texts, a list of rows, or a range {{{', '.join(_BOUNDS)}}}",
         )
         return None
     try:
@@ -165,7 +167,7 @@ def _read_varied(
     if isinstance(value, str):
         value = {"scale": value}
     if not isinstance(value, Mapping):
-        problems.add(path, "give a scale (nominal, ordinal, numeric) or {scale, values, baseline}")
+        problems.add(path, f"give a scale ({', '.join(SCALES)}) or {{{', '.join(_VARIED)}}}")
         return None
     before = len(problems.found)
     problems.unknown_keys(path, value, _VARIED)
@@ -173,7 +175,7 @@ def _read_varied(
     if not isinstance(scale, str) or scale not in SCALES:
         problems.add(
             at(path, "scale") if "scale" in value else path,
-            f"unknown scale {scale!r}{nearest(scale, SCALES)}; use nominal, ordinal or numeric",
+            f"unknown scale {scale!r}{nearest(scale, SCALES)}; use {_SCALES_LISTED}",
         )
     values = value.get("values")
     baseline = value.get("baseline")
