@@ -10,10 +10,14 @@ The tree is small on purpose, so that callers can catch exactly what they mean::
     ├── ExecutionError              a run could not proceed (targets, runner)
     ├── StoreError                  a store file is unreadable, newer, or inconsistent
     ├── AnalysisError               an analysis was asked of data that cannot support it
-    └── ReportError                 a report file or requirement is invalid
+    ├── ReportError                 a report file or requirement is invalid
+    └── CommandError                a command cannot do what it was asked (its options, its files)
 
 Every message names the thing at fault (file, field, case, axis, value) and, where it can,
-what to do about it.
+what to do about it. Each layer raises its own subclass, never the base class, so that a
+caller can catch one layer's errors and let another's through. The command line catches
+``ModelscapeError`` in one place (``modelscape.cli``), prints it as ``error: ...`` and exits
+with status 1; anything else that escapes a command is a bug and keeps its traceback.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from collections.abc import Sequence
 
 __all__ = [
     "AnalysisError",
+    "CommandError",
     "ExecutionError",
     "ModelscapeError",
     "PerturbationError",
@@ -80,3 +85,8 @@ class AnalysisError(ModelscapeError):
 
 class ReportError(ModelscapeError):
     """A report file or a requirement is invalid."""
+
+
+class CommandError(ModelscapeError):
+    """A command cannot do what it was asked: an option that goes with another, or an output
+    file that cannot be written."""

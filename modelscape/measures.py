@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from modelscape._identity import AxisValue, Identity, JsonValue, canonical_json
 from modelscape._model import FrozenModel, trusted
 from modelscape.answers import Answer
-from modelscape.errors import ModelscapeError
+from modelscape.errors import AnalysisError, ExecutionError
 from modelscape.execution.target import TargetOutput
 from modelscape.task.space import Variant
 
@@ -77,7 +77,7 @@ def _as_measure_value(result: Any, where: str) -> MeasureValue:
         return MeasureValue(value=None)
     if isinstance(result, (bool, int, float)):
         return MeasureValue(value=float(result))
-    raise ModelscapeError(
+    raise ExecutionError(
         f"{where} returned {type(result).__name__}; return a number or MeasureValue"
     )
 
@@ -139,9 +139,9 @@ class CallableDifference:
         """The distance between two responses, checked to be a finite number >= 0."""
         value = await _resolve(self.function(first, second))
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise ModelscapeError(f"difference {self.name!r} returned {value!r}; return a number")
+            raise ExecutionError(f"difference {self.name!r} returned {value!r}; return a number")
         if not np.isfinite(value) or value < 0:
-            raise ModelscapeError(f"difference {self.name!r} returned {value!r}; it must be >= 0")
+            raise ExecutionError(f"difference {self.name!r} returned {value!r}; it must be >= 0")
         return float(value)
 
 
@@ -190,19 +190,17 @@ def key_distance(distance: str, keys: Sequence[JsonValue]) -> NDArray[np.float64
     if distance == "absolute":
         values = np.array([float(k) if isinstance(k, (int, float)) else np.nan for k in keys])
         if np.isnan(values).any():
-            raise ModelscapeError("an absolute distance needs numeric keys for every output")
+            raise AnalysisError("an absolute distance needs numeric keys for every output")
         absolute: NDArray[np.float64] = np.abs(values[:, None] - values[None, :])
         return absolute
     if distance == "euclidean":
         vectors = np.array([list(k) if isinstance(k, list) else [] for k in keys], dtype=np.float64)
         if vectors.ndim != 2 or vectors.shape[0] != n:
-            raise ModelscapeError(
-                "a euclidean distance needs vectors of one length for every output"
-            )
+            raise AnalysisError("a euclidean distance needs vectors of one length for every output")
         diff = vectors[:, None, :] - vectors[None, :, :]
         euclidean: NDArray[np.float64] = np.sqrt((diff**2).sum(axis=-1))
         return euclidean
-    raise ModelscapeError(f"unknown key distance {distance!r}: use discrete, absolute or euclidean")
+    raise AnalysisError(f"unknown key distance {distance!r}: use discrete, absolute or euclidean")
 
 
 def answer_metrics(answer: Answer) -> tuple[CallableMetric, CallableMetric]:

@@ -18,6 +18,7 @@ from modelscape._identity import AxisValue
 from modelscape.builder.pieces import fill_slot, place_slot, rename_slot, selected_piece, split
 from modelscape.builder.pieces import spelled as spelled_value
 from modelscape.builder.state import (
+    SPEC_KEYS,
     Data,
     among,
     check_name,
@@ -34,7 +35,8 @@ from modelscape.builder.state import (
 )
 from modelscape.builder.values import slot_lexicon
 from modelscape.errors import SpecError
-from modelscape.specs.read import TOP_KEYS
+from modelscape.specs.read import read_field
+from modelscape.specs.spec import Spec
 from modelscape.templates.lexicon import Entry, Lexicon
 
 __all__ = ["edit", "instruct", "mark", "remove", "rename", "version", "version_key", "versions"]
@@ -259,8 +261,7 @@ def version(data: Data, label: AxisValue, text: str) -> Data:
     return with_prompt(data, attribute, texts)
 
 
-_TEXTS = ("description", "system")
-_COUNTS = {"cases": 1, "repetitions": 1, "seed": 0}
+#: Fields whose whole data an edit takes as a spec writes it, checked by the draft.
 _WHOLE = ("slots", "vary", "groups", "answer")
 
 
@@ -269,28 +270,21 @@ def edit(data: Data, key: str, value: Any) -> Data:
 
     ``prompt`` and ``system`` are template text (slots in braces, literal braces doubled); a
     prompt in versions gets ``value`` as its first version. ``slots``, ``vary``, ``groups`` and
-    ``answer`` take their whole data as a spec writes it, checked by the draft.
+    ``answer`` take their whole data as a spec writes it, checked by the draft. Every other
+    field is checked as the ``Spec`` model types and limits it, as reading a YAML spec does.
     """
     where = f"edit {key}"
-    if key not in TOP_KEYS:
+    if key not in SPEC_KEYS:
         raise SpecError(
-            f"{where}: unknown field{nearest(key, TOP_KEYS)}; fields: {', '.join(TOP_KEYS)}"
+            f"{where}: unknown field{nearest(key, SPEC_KEYS)}; fields: {', '.join(SPEC_KEYS)}"
         )
     out = copy.deepcopy(data)
     if value is None:
         out.pop(key, None)
         return out
-    if key == "name" and (not isinstance(value, str) or not value.strip()):
-        raise SpecError(f"{where}: a name is a non-empty text, not {value!r}")
-    if key == "version":
-        if isinstance(value, bool) or not isinstance(value, str | int | float) or value == "":
-            raise SpecError(f"{where}: a version is a short text, not {value!r}")
-        value = str(value)
-    if key in (*_TEXTS, "prompt") and not isinstance(value, str):
-        raise SpecError(f"{where}: must be a text, not {type(value).__name__} {value!r}")
-    if key == "system":
-        split(value, "system")
     if key == "prompt":
+        if not isinstance(value, str):
+            raise SpecError(f"{where}: must be a text, not {type(value).__name__} {value!r}")
         split(value, "prompt")
         try:
             attribute, texts = prompt_texts(data, where)
@@ -299,12 +293,15 @@ def edit(data: Data, key: str, value: Any) -> Data:
         if attribute is not None:
             texts[next(iter(texts))] = value
             return with_prompt(out, attribute, texts)
-    if key in _COUNTS:
-        least = _COUNTS[key]
-        if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise SpecError(f"{where}: must be a whole number of at least {least}, not {value!r}")
-    if key in _WHOLE and not isinstance(value, dict | list | str):
-        raise SpecError(f"{where}: give the {key} as a spec writes them, not {value!r}")
+    elif key in _WHOLE:
+        if not isinstance(value, dict | list | str):
+            raise SpecError(f"{where}: give the {key} as a spec writes them, not {value!r}")
+    else:
+        value, wrong = read_field(Spec, key, value)
+        if wrong is not None:
+            raise SpecError(f"{where}: {wrong}")
+        if key == "system":
+            split(value, "system")
     out[key] = copy.deepcopy(value)
     return ordered(out)
 

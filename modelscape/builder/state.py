@@ -18,10 +18,11 @@ from modelscape import lexicons
 from modelscape._identity import AxisValue
 from modelscape.errors import SpecError, TemplateError
 from modelscape.specs.model import Range
-from modelscape.specs.read import TOP_KEYS
+from modelscape.specs.spec import Spec
 from modelscape.templates.lexicon import Lexicon
 
 __all__ = [
+    "SPEC_KEYS",
     "Data",
     "among",
     "attribute_values",
@@ -40,6 +41,8 @@ __all__ = [
 
 #: A spec as data: what ``Spec.data()`` returns, possibly incomplete or invalid.
 Data = dict[str, Any]
+#: The keys of a spec, in the order its YAML lists them: the ``Spec`` model's fields.
+SPEC_KEYS: tuple[str, ...] = tuple(Spec.model_fields)
 
 
 def same(left: object, right: object) -> bool:
@@ -64,7 +67,7 @@ def nearest(word: object, options: Sequence[str]) -> str:
 
 def ordered(data: Mapping[str, Any]) -> Data:
     """``data`` with its keys in the order a spec's YAML lists them, unknown keys last."""
-    known = {key: data[key] for key in TOP_KEYS if key in data}
+    known = {key: data[key] for key in SPEC_KEYS if key in data}
     return known | {key: value for key, value in data.items() if key not in known}
 
 
@@ -124,7 +127,7 @@ def lexicon_of(value: Any, where: str) -> Lexicon:
         if isinstance(value, Mapping) and set(value) == {"start", "stop", "step"}:
             return Lexicon.of(list(Range(**value).numbers()))
         return Lexicon.of(value)
-    except (TemplateError, SpecError, ValidationError, TypeError) as error:
+    except (TemplateError, SpecError, ValidationError) as error:
         message = error.errors()[0]["msg"] if isinstance(error, ValidationError) else str(error)
         raise SpecError(f"{where}: {message}") from None
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import inspect
 from collections.abc import Callable, Mapping, Sequence
 from os import PathLike
 from pathlib import Path
@@ -116,7 +117,7 @@ class Builder(anywidget.AnyWidget):
         try:
             file.write_text(self._assess().yaml, encoding="utf-8")
         except OSError as error:
-            raise ModelscapeError(f"save: cannot write {file}: {error.strerror}") from None
+            raise SpecError(f"save: cannot write {file}: {error.strerror}") from None
         self.status = f"saved {file}"
         return file
 
@@ -272,7 +273,7 @@ class Builder(anywidget.AnyWidget):
     def undo(self) -> None:
         """Take back the last change."""
         if not self._history:
-            raise ModelscapeError("undo: nothing to take back")
+            raise SpecError("undo: nothing to take back")
         self._state = self._history.pop()
         self._sync()
 
@@ -311,13 +312,33 @@ class Builder(anywidget.AnyWidget):
         if not isinstance(args, list) or not isinstance(kwargs, dict):
             self.error = f"{method}: a message carries args as a list and kwargs as a mapping"
             return
+        edit = getattr(self, method)
         try:
-            getattr(self, method)(*args, **kwargs)
+            edit(*args, **kwargs)
         except ModelscapeError as error:
             self.error = str(error)
-        except TypeError as error:  # wrong arguments in a message
-            self.error = f"{method}: {error}"
+        except Exception as error:
+            if isinstance(error, TypeError) and not _fits(edit, args, kwargs):
+                # the message's arguments do not fit the method: Python's words say how
+                self.error = f"{method}: {error}"
+                return
+            # a bug, not a bad edit (a TypeError too, once the arguments fit): say so where
+            # the user looks, and keep the traceback (the widget's comm logs it)
+            self.error = (
+                f"{method}: {type(error).__name__} inside the edit: {error} "
+                "(a bug in modelscape; please report it)"
+            )
+            raise
         else:
             self.error = ""
             if method != "save":
                 self.status = ""
+
+
+def _fits(method: Callable[..., object], args: Sequence[Any], kwargs: Mapping[str, Any]) -> bool:
+    """Whether ``args`` and ``kwargs`` bind to ``method``'s parameters."""
+    try:
+        inspect.signature(method).bind(*args, **kwargs)
+    except TypeError:
+        return False
+    return True

@@ -15,11 +15,16 @@ import click
 from modelscape import __version__
 from modelscape.errors import ModelscapeError
 
-__all__ = ["main"]
+__all__ = ["Group", "main"]
 
 
-class _Group(click.Group):
-    """A command group that turns modelscape's own errors into clean messages."""
+class Group(click.Group):
+    """A command group that turns modelscape's own errors into clean messages.
+
+    It is the one place the command line catches them: commands let every ModelscapeError
+    through, and the group prints it as ``error: ...`` and exits with status 1. Any other
+    exception is a bug and keeps its traceback.
+    """
 
     def invoke(self, ctx: click.Context) -> Any:
         with warnings.catch_warnings(record=True) as caught:
@@ -36,7 +41,7 @@ class _Group(click.Group):
                     click.echo(f"warning: {message}", err=True)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="modelscape")
 def main() -> None:
     """Map where language models change their behaviour, one controlled change at a time."""

@@ -12,7 +12,7 @@ from typing import Literal
 
 import click
 
-from modelscape.errors import ModelscapeError
+from modelscape.errors import ExecutionError, ModelscapeError, ReportError, StoreError
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.resolve import load_targets, resolve_target
 from modelscape.execution.runner import Progress, Runner
@@ -260,40 +260,33 @@ def run(
     limit = _limit(max_failures)
     if junit is not None and not requirements:
         raise click.UsageError("--junit writes the results of --require: name a requirement")
-    try:
-        from modelscape.report import Requirement
+    from modelscape.report import Requirement
 
-        for text in requirements:  # a typo fails now, not after an hour of calls
-            Requirement.parse(text)
-        scenario = _scenario(spec)
-        if repetitions is not None:
-            scenario = dataclasses.replace(scenario, repetitions=repetitions)
-        if not targets and targets_file is None:
-            raise click.UsageError("name at least one target with --target or --targets")
-        resolved = [resolve_target(t) for t in targets]
-        if targets_file is not None:
-            resolved.extend(load_targets(targets_file))
-        config = ExecutionConfig(concurrency=concurrency, timeout=timeout, order=order)
-        experiment = scenario.experiment(resolved, config)
-        store = SQLiteStore(store_path)
-    except ModelscapeError as error:
-        raise click.ClickException(str(error)) from None
+    for text in requirements:  # a typo fails now, not after an hour of calls
+        Requirement.parse(text)
+    scenario = _scenario(spec)
+    if repetitions is not None:
+        scenario = dataclasses.replace(scenario, repetitions=repetitions)
+    if not targets and targets_file is None:
+        raise click.UsageError("name at least one target with --target or --targets")
+    resolved = [resolve_target(t) for t in targets]
+    if targets_file is not None:
+        resolved.extend(load_targets(targets_file))
+    config = ExecutionConfig(concurrency=concurrency, timeout=timeout, order=order)
+    experiment = scenario.experiment(resolved, config)
+    store = SQLiteStore(store_path)
     bar = _Bar(terminal=sys.stderr.isatty())
     started = time.perf_counter()
     runner = Runner(store=store, on_progress=bar)
     try:
         results = runner.run(experiment)
-    except ModelscapeError as error:
-        bar.close()
-        raise click.ClickException(str(error)) from None
     except KeyboardInterrupt:
-        bar.close()
-        raise click.ClickException(
+        raise ExecutionError(
             "interrupted: every output that arrived is stored; run again to finish"
         ) from None
     finally:
+        bar.close()
         store.close()
-    bar.close()
     last = runner.last
     asked = last.done if last is not None else 0
     reused = last.reused if last is not None else 0
@@ -316,10 +309,11 @@ def run(
             met = _gate(scenario, results, report_path, requirements, junit)
         except ModelscapeError as error:
             if too_many is None:
-                raise click.ClickException(f"no report: {error}") from None
+                raise ReportError(f"no report: {error}") from None
+            # the failures below are the command's error; the report's is said on the way
             click.echo(f"error: no report: {error}", err=True)
     if too_many is not None:
-        raise click.ClickException(too_many)
+        raise ExecutionError(too_many)
     if not met:
         raise SystemExit(1)
 
@@ -329,11 +323,8 @@ def run(
 def runs(store_path: str) -> None:
     """List the experiments a store holds, with their observations."""
     if not Path(store_path).exists():
-        raise click.ClickException(f"{store_path}: no such store file")
-    try:
-        store = SQLiteStore(store_path, read_only=True)
-    except ModelscapeError as error:
-        raise click.ClickException(str(error)) from None
+        raise StoreError(f"{store_path}: no such store file")
+    store = SQLiteStore(store_path, read_only=True)
     try:
         # Counts read from a damaged file can be silently wrong: check the file first.
         store.check()
@@ -345,8 +336,6 @@ def runs(store_path: str) -> None:
             names = ",".join(t.name for t in record.targets)
             ok, failed = str(counts["ok"]), str(counts["failed"])
             rows.append((record.id, scenario, names, ok, failed, created))
-    except ModelscapeError as error:
-        raise click.ClickException(str(error)) from None
     finally:
         store.close()
     if not rows:

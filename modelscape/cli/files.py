@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from modelscape.errors import ModelscapeError
+from modelscape.errors import CommandError
 
 __all__ = ["check_output", "write_output"]
 
@@ -20,13 +20,11 @@ def check_output(path: Path, option: str) -> Path:
     not itself a folder. ``option`` names the option in the message (``-o``, ``--junit``)."""
     folder = path.parent
     if path.is_dir():
-        raise ModelscapeError(f"{option} {path}: is a folder; name a file")
+        raise CommandError(f"{option} {path}: is a folder; name a file")
     if not folder.is_dir():
-        raise ModelscapeError(
-            f"{option} {path}: the folder {folder} does not exist; create it first"
-        )
+        raise CommandError(f"{option} {path}: the folder {folder} does not exist; create it first")
     if not os.access(folder, os.W_OK | os.X_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ModelscapeError(f"{option} {path}: not writable")
+        raise CommandError(f"{option} {path}: not writable")
     return path
 
 
@@ -36,4 +34,4 @@ def write_output(path: Path, text: str, option: str) -> None:
         with open(path, "w", encoding="utf-8", newline="") as file:
             file.write(text)
     except OSError as error:
-        raise ModelscapeError(f"{option} {path}: cannot write it: {error.strerror}") from None
+        raise CommandError(f"{option} {path}: cannot write it: {error.strerror}") from None

@@ -38,7 +38,7 @@ def page(source: str, store_path: Path | None, output: Path | None) -> None:
     with its changes marked. REPORT (a report JSON file from `modelscape report -o`) gives the
     report's page; with --store, every number on it opens the outputs it was computed from.
     """
-    from modelscape.errors import ModelscapeError
+    from modelscape.errors import CommandError
     from modelscape.pages import ReportPage, ScenarioPage
 
     name = source.rsplit(":", 1)[-1] if source.startswith("python:") else Path(source).stem
@@ -48,7 +48,7 @@ def page(source: str, store_path: Path | None, output: Path | None) -> None:
         rendered = ReportPage(source, store_path)
     else:
         if store_path is not None:
-            raise ModelscapeError(
+            raise CommandError(
                 f"--store goes with a report file (REPORT.json), not with the spec {source!r}"
             )
         from modelscape.cli.review import scenario_of

@@ -10,7 +10,7 @@ from xml.sax.saxutils import escape, quoteattr
 import click
 
 from modelscape.cli.files import check_output, write_output
-from modelscape.errors import ModelscapeError, StoreError
+from modelscape.errors import CommandError, StoreError
 
 __all__ = ["register"]
 
@@ -81,7 +81,7 @@ def report(
         try:
             built.save(output)
         except OSError as error:
-            raise ModelscapeError(f"-o {output}: cannot write it: {error.strerror}") from None
+            raise CommandError(f"-o {output}: cannot write it: {error.strerror}") from None
     click.echo(built.summary())
     if output is not None:
         click.echo(f"\nreport written to {output}", err=True)

@@ -12,8 +12,12 @@ from modelscape.specs.model import AnswerSpec, Condition, Correct
 from modelscape.specs.problems import (
     Problems,
     among,
+    at,
     check_attribute,
+    check_value,
+    item,
     message,
+    nearest,
     read_condition,
     same,
     scalar,
@@ -30,15 +34,15 @@ def read_answer(value: Any, template: Template | None, problems: Problems) -> An
             "give {field: NAME, choices: [...], correct: ...} or {pattern: REGEX, choices: [...]}",
         )
         return None
-    problems.unknown_keys("answer", value, ("field", "pattern", "choices", "correct"))
+    problems.unknown_keys("answer", value, tuple(AnswerSpec.model_fields))
     field, pattern = value.get("field"), value.get("pattern")
     if (field is None) == (pattern is None):
         problems.add(
             "answer",
             "give exactly one of field (a JSON reply's field) or pattern (a regular expression)",
         )
-    for key, item in (("field", field), ("pattern", pattern)):
-        if item is not None and (not isinstance(item, str) or not item):
+    for key, text in (("field", field), ("pattern", pattern)):
+        if text is not None and (not isinstance(text, str) or not text):
             problems.add(f"answer.{key}", "must be a non-empty text")
     if isinstance(pattern, str):
         import re
@@ -48,12 +52,23 @@ def read_answer(value: Any, template: Template | None, problems: Problems) -> An
         except re.error as error:
             problems.add("answer.pattern", f"invalid regular expression: {error}")
     choices = value.get("choices")
-    if not isinstance(choices, list) or not choices or not all(scalar(c) for c in choices):
+    if not isinstance(choices, list) or not choices:
         problems.add(
             "answer.choices", "choices are a non-empty list of the answers a reply may give"
         )
         return None
+    before = len(problems.found)
+    for index, choice in enumerate(choices):
+        if not scalar(choice):
+            problems.add(
+                item("answer.choices", index),
+                f"a choice is a text, number or boolean, not {choice!r}",
+            )
+    if len(problems.found) > before:
+        return None
     correct = read_correct(value.get("correct"), tuple(choices), template, problems)
+    if problems.under("answer"):
+        return None
     try:
         return AnswerSpec(field=field, pattern=pattern, choices=tuple(choices), correct=correct)
     except ValidationError as error:
@@ -68,7 +83,9 @@ def read_correct(
 
     def check_choice(where: str, answer: Any) -> bool:
         if not among(answer, choices):
-            problems.add(where, f"{answer!r} is not one of the choices {list(choices)}")
+            texts = [choice for choice in choices if isinstance(choice, str)]
+            hint = nearest(answer, texts) if isinstance(answer, str) else ""
+            problems.add(where, f"{answer!r} is not one of the choices{hint} {list(choices)}")
             return False
         return True
 
@@ -86,39 +103,35 @@ def read_correct(
             )
             return None
         ((attribute, table),) = value.items()
-        where = f"{path}.{attribute}"
+        where = at(path, attribute)
         if not isinstance(table, Mapping) or not table:
             problems.add(where, "map each value of the attribute to its answer")
             return None
         if check_attribute(where, attribute, template, problems) and template is not None:
             known = template.values(attribute)
             for key in table:
-                if not among(key, known):
-                    problems.add(
-                        f"{where}.{key}",
-                        f"{key!r} is not a value of {attribute!r}; values: {list(known)}",
-                    )
+                check_value(at(where, key), key, attribute, known, problems)
             missing = [k for k in known if not any(same(k, t) for t in table)]
             if missing:
                 problems.add(where, f"no answer for values {missing}")
         for key, answer in table.items():
-            check_choice(f"{where}.{key}", answer)
+            check_choice(at(where, key), answer)
         return {str(attribute): dict(table)}
     if isinstance(value, list) and value:
         rows: list[dict[str, Condition]] = []
         for index, row in enumerate(value):
-            where = f"{path}[{index}]"
+            where = item(path, index)
             if not isinstance(row, Mapping) or "answer" not in row:
                 problems.add(where, "a table row maps attributes to values and has an answer")
                 continue
             clean: dict[str, Condition] = {}
             for attribute, condition in row.items():
                 if attribute == "answer":
-                    check_choice(f"{where}.answer", condition)
+                    check_choice(at(where, "answer"), condition)
                     clean["answer"] = condition
                     continue
                 read = read_condition(
-                    f"{where}.{attribute}", attribute, condition, template, problems
+                    at(where, attribute), attribute, condition, template, problems
                 )
                 if read is not None:
                     clean[str(attribute)] = read

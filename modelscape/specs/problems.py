@@ -1,20 +1,33 @@
-"""What spec reading shares: the problem collector, and the checks of names and conditions."""
+"""What spec reading shares: paths in the document, the problem collector, and the checks of
+names, values and conditions that several parts of a spec make.
+
+A path names the place of a problem the way a reader finds it in the YAML: keys joined by
+dots (``vary.who.gender.values``), list items by index (``answer.choices[2]``). A key that
+is not a plain word (empty, with a space or a quote, or not text at all, as YAML allows) is
+written in brackets as Python spells it (``slots['my slot']``), so every path is unambiguous
+about where it starts and ends.
+"""
 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
+from modelscape._identity import AxisValue
 from modelscape.specs.model import Condition
 from modelscape.templates.template import Template
 
 __all__ = [
     "Problems",
     "among",
+    "at",
     "check_attribute",
+    "check_value",
+    "item",
     "message",
     "nearest",
     "read_condition",
@@ -22,22 +35,47 @@ __all__ = [
     "scalar",
 ]
 
+_PLAIN = re.compile(r"[\w\-.]+")
+
+
+def at(path: str, key: object) -> str:
+    """The path of ``key`` inside the mapping at ``path``."""
+    if isinstance(key, int) and not isinstance(key, bool):
+        spelled = str(key)
+    elif isinstance(key, str) and _PLAIN.fullmatch(key):
+        spelled = key
+    else:
+        return f"{path}[{key!r}]"
+    return f"{path}.{spelled}" if path else spelled
+
+
+def item(path: str, index: int) -> str:
+    """The path of item ``index`` of the list at ``path``."""
+    return f"{path}[{index}]"
+
 
 def same(left: object, right: object) -> bool:
+    """Equal and of the same type: ``True`` is not ``1``, and ``1`` is not ``1.0``."""
     return type(left) is type(right) and left == right
 
 
 def among(value: object, options: Sequence[object]) -> bool:
+    """Whether ``value`` is one of ``options``, compared as ``same`` does."""
     return any(same(value, option) for option in options)
 
 
-def nearest(word: object, options: Sequence[str]) -> str:
-    hint = difflib.get_close_matches(str(word), list(options), n=1)
-    return f" (did you mean {hint[0]!r}?)" if hint else ""
+def nearest(word: object, options: Sequence[object]) -> str:
+    """A ``(did you mean ...?)`` hint naming the option closest to ``word``, or nothing."""
+    if not isinstance(word, str | int | float) or isinstance(word, bool):
+        return ""
+    spelled = {str(option): option for option in options}
+    hint = difflib.get_close_matches(str(word), list(spelled), n=1)
+    return f" (did you mean {spelled[hint[0]]!r}?)" if hint else ""
 
 
 def scalar(value: object) -> bool:
-    return isinstance(value, (str, int, float, bool))
+    """Whether ``value`` can be a label: a text, a number or a boolean."""
+    return isinstance(value, str | int | float | bool)
 
 
 class Problems:
@@ -47,18 +85,30 @@ class Problems:
         self.found: list[str] = []
 
     def add(self, path: str, message: str) -> None:
+        """Note one problem at ``path`` (the empty path is the document itself)."""
         self.found.append(f"{path}: {message}" if path else message)
 
-    def unknown_keys(self, path: str, data: Mapping[Any, Any], allowed: Sequence[str]) -> None:
+    def under(self, *paths: str) -> bool:
+        """Whether a problem was found at any of ``paths`` or inside it."""
+        return any(
+            problem.startswith(f"{path}{mark}")
+            for problem in self.found
+            for path in paths
+            for mark in (":", ".", "[")
+        )
+
+    def unknown_keys(
+        self, path: str, data: Mapping[Any, Any], allowed: Sequence[str], *, what: str = ""
+    ) -> None:
+        """Note every key of ``data`` that is not one of ``allowed``, with the nearest one."""
         for key in data:
             if key not in allowed:
-                where = f"{path}.{key}" if path else str(key)
-                self.add(
-                    where, f"unknown key{nearest(key, allowed)}; allowed: {', '.join(allowed)}"
-                )
+                listed = what or f"allowed: {', '.join(allowed)}"
+                self.add(at(path, key), f"unknown key{nearest(key, allowed)}; {listed}")
 
 
 def message(error: Exception) -> str:
+    """An error's text; a pydantic error as its messages alone, without its locations."""
     if isinstance(error, ValidationError):
         return "; ".join(str(e["msg"]) for e in error.errors())
     return str(error)
@@ -67,6 +117,10 @@ def message(error: Exception) -> str:
 def check_attribute(
     path: str, attribute: object, template: Template | None, problems: Problems
 ) -> bool:
+    """Whether ``attribute`` is an attribute of ``template``; notes the problem if not.
+
+    Without a template (its prompt or slots have problems of their own) nothing is checked.
+    """
     if template is None:
         return False
     if not isinstance(attribute, str) or attribute not in template.attributes:
@@ -79,18 +133,31 @@ def check_attribute(
     return True
 
 
+def check_value(
+    path: str, value: object, attribute: str, known: Sequence[AxisValue], problems: Problems
+) -> bool:
+    """Whether ``value`` is one of the values ``known`` of ``attribute``; notes it if not."""
+    if among(value, known):
+        return True
+    hint = (
+        nearest(value, [k for k in known if isinstance(k, str)]) if isinstance(value, str) else ""
+    )
+    problems.add(path, f"{value!r} is not a value of {attribute!r}{hint}; values: {list(known)}")
+    return False
+
+
 def read_condition(
-    path: str, attribute: str, value: Any, template: Template | None, problems: Problems
+    path: str, attribute: object, value: Any, template: Template | None, problems: Problems
 ) -> Condition | None:
+    """A group's or table row's condition on ``attribute``: one value, or a list of them."""
     options = value if isinstance(value, list) else [value]
     if not options or not all(scalar(v) for v in options):
         problems.add(path, "a condition is one value or a list of values")
         return None
     if check_attribute(path, attribute, template, problems) and template is not None:
+        assert isinstance(attribute, str)  # check_attribute says so
         known = template.values(attribute)
-        for option in options:
-            if not among(option, known):
-                problems.add(
-                    path, f"{option!r} is not a value of {attribute!r}; values: {list(known)}"
-                )
+        for index, option in enumerate(options):
+            where = item(path, index) if isinstance(value, list) else path
+            check_value(where, option, attribute, known, problems)
     return tuple(options) if isinstance(value, list) else value

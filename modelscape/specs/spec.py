@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from os import PathLike
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import yaml
-from pydantic import Field
+from pydantic import AfterValidator, BeforeValidator, Field, ValidationError
 
 from modelscape._identity import AxisValue
 from modelscape._model import FrozenModel
@@ -55,6 +55,19 @@ class _Reference:
         return correct
 
 
+def _not_blank(text: str) -> str:
+    if not text.strip():
+        raise ValueError("must be a non-empty text")
+    return text
+
+
+def _version_text(version: object) -> object:
+    # YAML reads `version: 2` as a number; a version is a text, so a number is spelled out
+    if isinstance(version, int | float) and not isinstance(version, bool):
+        return str(version)
+    return version
+
+
 class Spec(FrozenModel):
     """A scenario written as data, read from and written to YAML.
 
@@ -67,18 +80,34 @@ class Spec(FrozenModel):
     scorecard. ``answer`` says how to read the answer and which one is correct.
     """
 
-    name: str
-    version: str = "1"
-    description: str = ""
-    system: str | None = None
-    prompt: str | dict[str, dict[AxisValue, str]]
-    slots: dict[str, Lexicon] = Field(default_factory=dict)
-    vary: dict[str, Varied] = Field(default_factory=dict)
-    groups: dict[str, dict[str, Condition]] = Field(default_factory=dict)
-    answer: AnswerSpec
-    cases: int | None = None
-    repetitions: int = 5
-    seed: int = 0
+    # The fields below are the schema of a spec document: its keys, their order in YAML, their
+    # types, limits and defaults are read from here (see modelscape.specs.read), and each
+    # description finishes the sentence "must be ..." in a problem's message.
+    name: Annotated[str, AfterValidator(_not_blank)] = Field(description="a short text")
+    version: Annotated[str, BeforeValidator(_version_text), AfterValidator(_not_blank)] = Field(
+        "1", description="a short text, such as 2 or 1.1"
+    )
+    description: str = Field("", description="a text")
+    system: str | None = Field(None, description="a text")
+    prompt: str | dict[str, dict[AxisValue, str]] = Field(
+        description="one text, or versions of it under one attribute name, such as "
+        "{tone: {neutral: ..., polite: ...}}"
+    )
+    slots: dict[str, Lexicon] = Field(
+        default_factory=dict, description="a mapping of each {placeholder} to its values"
+    )
+    vary: dict[str, Varied] = Field(
+        default_factory=dict, description="a mapping of each attribute to vary to its scale"
+    )
+    groups: dict[str, dict[str, Condition]] = Field(
+        default_factory=dict, description="a mapping of each group's name to its conditions"
+    )
+    answer: AnswerSpec = Field(
+        description="{field: NAME, choices: [...]} or {pattern: ..., choices: [...]}"
+    )
+    cases: int | None = Field(None, ge=1, description="a whole number of at least 1")
+    repetitions: int = Field(5, ge=1, description="a whole number of at least 1")
+    seed: int = Field(0, ge=0, description="a whole number of at least 0")
 
     # -- reading -----------------------------------------------------------------------------
     @classmethod
@@ -86,8 +115,16 @@ class Spec(FrozenModel):
         """The spec in ``data``, as read from YAML; raises SpecError naming every problem."""
         if isinstance(data, Spec):
             return data
-        fields = read_spec(data, build=_template_of)
-        return cls.model_validate(fields)
+        fields = read_spec(data, model=cls, build=_template_of)
+        try:
+            return cls.model_validate(fields)
+        except ValidationError as error:  # a check the reader lacks: still one SpecError
+            raise SpecError(
+                [
+                    f"{'.'.join(str(part) for part in each['loc'])}: {each['msg']}"
+                    for each in error.errors()
+                ]
+            ) from None
 
     @classmethod
     def parse(cls, text: str) -> Spec:
@@ -120,12 +157,9 @@ class Spec(FrozenModel):
 
         shipped = {name: lexicons.get(name) for name in lexicons.available()}
         out: dict[str, Any] = {"name": self.name}
-        if self.version != "1":
-            out["version"] = self.version
-        if self.description:
-            out["description"] = self.description
-        if self.system is not None:
-            out["system"] = self.system
+        for key in ("version", "description", "system"):
+            if getattr(self, key) != _default(key):
+                out[key] = getattr(self, key)
         out["prompt"] = self.prompt
         if self.slots:
             out["slots"] = {
@@ -155,12 +189,9 @@ class Spec(FrozenModel):
                 [_conditions(r) for r in correct] if isinstance(correct, tuple) else correct
             )
         out["answer"] = answer
-        if self.cases is not None:
-            out["cases"] = self.cases
-        if self.repetitions != 5:
-            out["repetitions"] = self.repetitions
-        if self.seed != 0:
-            out["seed"] = self.seed
+        for key in ("cases", "repetitions", "seed"):
+            if getattr(self, key) != _default(key):
+                out[key] = getattr(self, key)
         return out
 
     def dump(self) -> str:
@@ -237,6 +268,11 @@ class Spec(FrozenModel):
                     f"{'; '.join(missing[:3])}"
                 )
         return scenario
+
+
+def _default(key: str) -> Any:
+    """The default of field ``key``: what the shortest form of a spec leaves out."""
+    return Spec.model_fields[key].get_default(call_default_factory=True)
 
 
 def _template_of(fields: Mapping[str, Any]) -> Template:

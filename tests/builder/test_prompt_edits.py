@@ -227,12 +227,13 @@ def test_edit_of_the_prompt_sets_the_first_version(cities: Builder) -> None:
     ("key", "value", "message"),
     [
         ("nam", "x", "unknown field \\(did you mean 'name'\\?\\)"),
-        ("name", " ", "a name is a non-empty text"),
+        ("name", " ", "must be a non-empty text, not ' '"),
         ("cases", 0, "must be a whole number of at least 1, not 0"),
         ("seed", True, "must be a whole number of at least 0"),
         ("system", "{", "system: .*literal braces"),
         ("prompt", 3, "must be a text, not int 3"),
-        ("version", [1], "a version is a short text"),
+        ("version", [1], "must be a short text, such as 2 or 1.1, not \\[1\\]"),
+        ("system", 3, "edit system: must be a text, not 3"),
         ("vary", 3, "give the vary as a spec writes them"),
     ],
 )

@@ -9,7 +9,7 @@ import anywidget
 import pytest
 from pydantic import ValidationError
 
-from modelscape.builder import Builder, Draft, Piece
+from modelscape.builder import Builder, Draft, Piece, edits
 from modelscape.specs import load_spec
 
 
@@ -133,3 +133,21 @@ def test_a_draft_is_a_frozen_record() -> None:
         Draft(data={}, extra=1)  # type: ignore[call-arg]
     with pytest.raises(ValidationError):
         draft.problems = ()  # type: ignore[misc]
+
+
+def test_a_type_error_inside_an_edit_is_a_bug_not_bad_arguments(
+    cities: Builder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(data: object, key: str, value: object) -> object:
+        return len(None)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(edits, "edit", broken)
+    with pytest.raises(TypeError, match="has no len"):
+        cities._receive(cities, {"method": "edit", "args": ["cases", 3]}, [])
+    assert cities.error.startswith("edit: TypeError inside the edit: ")
+    assert "a bug in modelscape" in cities.error
+    # arguments that do not fit the method are the message's fault, and no bug
+    cities._receive(cities, {"method": "edit", "args": ["cases"]}, [])
+    assert cities.error == "edit: Builder.edit() missing 1 required positional argument: 'value'"
+    cities._receive(cities, {"method": "instruct", "kwargs": {"x": 1}}, [])
+    assert cities.error == "instruct: Builder.instruct() got an unexpected keyword argument 'x'"

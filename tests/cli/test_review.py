@@ -214,3 +214,57 @@ def test_bad_python_references_are_clean_errors(name: str, message: str) -> None
         assert result.exit_code == 1, result.output
         assert message in result.output
         assert "Traceback" not in result.output
+
+
+_WRONG_EVERYWHERE = (
+    "name: wrong\n"
+    "system: 3\n"
+    "prompt: 'Hi {who}, is {n} prime?'\n"
+    "slots:\n"
+    "  who: names\n"
+    "  n: [2, 3, 4]\n"
+    "vary:\n"
+    "  n: {scale: ordnal, values: [2, x]}\n"
+    "groups:\n"
+    "  some: {who.gendr: female}\n"
+    "answer: {field: prime, choices: [true, false], corect: true}\n"
+    "repetitions: many\n"
+)
+_EVERY_PROBLEM = (
+    "  - system: must be a text, not 3",
+    "  - vary.n.scale: unknown scale 'ordnal' (did you mean 'ordinal'?); use nominal, ordinal "
+    "or numeric",
+    "  - vary.n.values[1]: 'x' is not a value of 'n'; values: [2, 3, 4]",
+    "  - groups.some.who.gendr: unknown attribute 'who.gendr' (did you mean 'who.gender'?)",
+    "  - answer.corect: unknown key (did you mean 'correct'?); allowed: field, pattern, "
+    "choices, correct",
+    "  - repetitions: must be a whole number of at least 1, not 'many'",
+)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("describe",),
+        ("example",),
+        ("page", "-o", "{tmp}/out.html"),
+        ("run", "--target", "echo", "--store", "{tmp}/store.db"),
+    ],
+)
+def test_a_spec_wrong_everywhere_lists_every_problem_in_every_command(
+    tmp_path: Path, command: tuple[str, ...]
+) -> None:
+    path = tmp_path / "wrong.yaml"
+    path.write_text(_WRONG_EVERYWHERE, encoding="utf-8")
+    name, *options = command
+    result = _run(name, str(path), *(o.format(tmp=tmp_path) for o in options))
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    # a wrong system prompt does not stop vary, groups and answer being checked
+    assert lines[0] == f"error: {path}: 6 problems:"
+    for line, expected in zip(lines[1:], _EVERY_PROBLEM, strict=True):
+        assert line.startswith(expected), (line, expected)
+    assert not (tmp_path / "out.html").exists()
+    assert not (tmp_path / "store.db").exists()

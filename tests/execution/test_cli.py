@@ -8,12 +8,13 @@ import click
 import pytest
 from click.testing import CliRunner
 
+from modelscape.cli import Group
 from modelscape.cli.execution import register
 
 
 @pytest.fixture
 def cli() -> click.Group:
-    @click.group()
+    @click.group(cls=Group)  # the group, not each command, turns errors into messages
     def main() -> None:
         """A stand-in for the modelscape group."""
 

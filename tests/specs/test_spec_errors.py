@@ -59,7 +59,7 @@ def test_every_problem_is_reported_at_once() -> None:
         "answer.correct: 'maybe' is not one of the choices ['y', 'n']",
         "cases: must be a whole number of at least 1, not 0",
         "repetitions: must be a whole number of at least 1, not 'many'",
-        "seed: a seed is a whole number, not 's'",
+        "seed: must be a whole number of at least 0, not 's'",
     )
     assert problems[1].startswith("slots.who: unknown lexicon 'nmes'")
     message = str(caught.value)
@@ -121,9 +121,9 @@ def test_values_that_are_not_values_of_their_attribute() -> None:
     )
     assert problems == (
         "vary.who.gender.extra: unknown key; allowed: scale, values, baseline",
-        "vary.who.gender.values: 'other' is not a value of 'who.gender'; "
+        "vary.who.gender.values[1]: 'other' is not a value of 'who.gender'; "
         "values: ['female', 'male']",
-        "groups.some.n: 7 is not a value of 'n'; values: [2, 3, 4]",
+        "groups.some.n[1]: 7 is not a value of 'n'; values: [2, 3, 4]",
         "answer.correct.n.9: 9 is not a value of 'n'; values: [2, 3, 4]",
         "answer.correct.n: no answer for values [3, 4]",
     )
@@ -286,3 +286,57 @@ def test_an_empty_spec_says_so(tmp_path: Path) -> None:
     empty.write_text("", encoding="utf-8")
     with pytest.raises(SpecError, match=rf"^{re.escape(str(empty))}: the spec is empty"):
         Spec.load(empty)
+
+
+def test_a_system_prompt_that_is_not_text_is_a_problem_not_a_crash() -> None:
+    text = "name: x\nsystem: 3\nprompt: 'Is {n} prime?'\nslots: {n: [2, 3]}\n"
+    text += "vary: {n: {scale: ordinal, baseline: 5}}\nanswer: {field: p, choices: [true, false]}\n"
+    with pytest.raises(SpecError) as caught:
+        Spec.parse(text)
+    # the wrong system prompt stops nothing else being checked against the template
+    assert caught.value.problems == (
+        "system: must be a text, not 3",
+        "vary.n.baseline: baseline 5 is not one of the values [2, 3]",
+    )
+
+
+@pytest.mark.parametrize(
+    ("fields", "problem"),
+    [
+        ({"name": 3}, "name: must be a short text, not 3"),
+        ({"name": "  "}, "name: must be a non-empty text, not '  '"),
+        ({"version": ""}, "version: must be a non-empty text, not ''"),
+        ({"version": True}, "version: must be a short text, such as 2 or 1.1, not True"),
+        ({"description": {"a": 1}}, "description: must be a text, not {'a': 1}"),
+        ({"cases": 2.5}, "cases: must be a whole number of at least 1, not 2.5"),
+        ({"repetitions": True}, "repetitions: must be a whole number of at least 1, not True"),
+        ({"seed": -1}, "seed: must be a whole number of at least 0, not -1"),
+        ({"slots": ["who", "n"]}, "slots: must be a mapping of each {placeholder} to its values"),
+        ({"vary": "n"}, "vary: must be a mapping of each attribute to vary to its scale"),
+        ({"groups": [1]}, "groups: must be a mapping of each group's name to its conditions"),
+        ({"vary": {"n": {"scale": 3}}}, "vary.n.scale: unknown scale 3; use nominal"),
+        ({"vary": {"n": {"scale": "ordinal", "values": [2, [3]]}}}, "vary.n.values[1]: a value"),
+        ({"groups": {"g": {"n": [2, 9]}}}, "groups.g.n[1]: 9 is not a value of 'n'"),
+        ({"groups": {"g": {"who.gender": "femal"}}}, "(did you mean 'female'?)"),
+        ({"groups": {2: {"n": 2}}}, "groups.2: a group's name is a text, not 2"),
+        ({"slots": {"who": "names", "n": [2], "my n": [3]}}, "slots['my n']: a slot's name is"),
+        ({"slots": {"who": "names", "n": {"start": 1, "stop": "9", "step": 1}}}, "slots.n.stop:"),
+        ({"answer": {"field": "p", "choices": [True, None]}}, "answer.choices[1]: a choice is"),
+        ({"answer": {"field": 3, "choices": [1]}}, "answer.field: must be a non-empty text"),
+        ({"answer": {"field": "p", "choices": ["yes"], "correct": "yse"}}, "(did you mean 'yes'?)"),
+        ({"": 1}, "['']: unknown key; allowed: name, version"),
+    ],
+)
+def test_a_value_of_the_wrong_kind_anywhere_is_named_at_its_path(
+    fields: dict[Any, Any], problem: str
+) -> None:
+    problems = _problems(_data() | fields)
+    assert any(found.startswith(problem) or problem in found for found in problems), problems
+    assert all(re.match(r"^[\w\[]", found) for found in problems), problems
+
+
+def test_null_takes_the_default() -> None:
+    spec = Spec.of(_data(version=None, description=None, system=None, repetitions=None, seed=None))
+    assert (spec.version, spec.description, spec.system) == ("1", "", None)
+    assert (spec.repetitions, spec.seed) == (5, 0)
+    assert _problems(_data(name=None)) == ("name: every spec needs a name (a short text)",)
