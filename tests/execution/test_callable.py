@@ -9,7 +9,7 @@ import time
 import pytest
 
 from modelscape.execution.callable import CallableTarget
-from modelscape.execution.target import Target, TargetError, TargetOutput, TargetRequest
+from modelscape.target import Target, TargetError, TargetOutput, TargetRequest
 from modelscape.task.prompt import Prompt
 
 REQUEST = TargetRequest(prompt=Prompt.of("What is 2 + 2?"), seed=7)

@@ -15,8 +15,8 @@ from pathlib import Path
 from click.testing import CliRunner
 from loopback import require
 
-from modelscape.execution.target import TargetRequest
 from modelscape.providers.openai import OpenAICompatibleTarget
+from modelscape.target import TargetRequest
 from modelscape.task.prompt import Prompt
 
 REQUEST = TargetRequest(prompt=Prompt.of("The capital of France is"), seed=7)
