@@ -47,9 +47,12 @@ def imports(path: Path) -> Iterator[str]:
             continue
         if isinstance(node, ast.Import):
             yield from (a.name for a in node.names if a.name.startswith("modelscape"))
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            if node.module.startswith("modelscape"):
-                yield node.module
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.level == 0
+            and (node.module or "").startswith("modelscape")
+        ):
+            yield str(node.module)
 
 
 def graph() -> dict[str, set[str]]:
