@@ -223,14 +223,16 @@ def test_targets_open_together_share_one_session_closed_by_the_last(fake: FakePr
     async def go() -> None:
         async with first, second:
             session = first._session
-            assert session is not None and second._session is session  # one pool for both
+            assert session is not None
+            assert second._session is session
             await first(REQUEST)
             await second(REQUEST)
             await first.aclose()  # one target leaving keeps the other's session open
             assert not session.closed
             await second(REQUEST)
         assert session.closed  # the last one out closed it
-        assert first._session is None and second._session is None
+        assert first._session is None
+        assert second._session is None
         await first(REQUEST)  # called without being open: a session for that call alone
         async with first:
             assert first._session is not session  # a fresh pool for the next run
