@@ -368,7 +368,7 @@ def test_experiment_id_depends_on_what_is_asked() -> None:
     assert experiment([planted("other")]).id != run.id
 
 
-def test_the_package_loads_runner_experiment_and_resolver_on_first_use() -> None:
+def test_the_package_exports_runner_experiment_and_resolver() -> None:
     import modelscape.execution as execution
     from modelscape.execution import experiment as experiments
     from modelscape.execution import resolve, runner
