@@ -42,7 +42,7 @@ from typing import Any
 from modelscape.errors import ExecutionError
 from modelscape.execution.callable import CallableTarget
 from modelscape.target.protocol import Target
-from modelscape.target.registry import find_provider, provider_kinds
+from modelscape.target.registry import KIND_PATTERN, find_provider, provider_kinds
 
 __all__ = [
     "TARGET_KINDS",
@@ -56,7 +56,7 @@ __all__ = [
 #: and options as keywords. They come before the kinds of the entry point group.
 TARGET_KINDS: dict[str, Callable[..., Target]] = {}
 
-_KIND = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*")
+_KIND = re.compile(KIND_PATTERN)
 
 
 def register_target_kind(kind: str, factory: Callable[..., Target]) -> None:

@@ -19,21 +19,24 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
-from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, distribution, entry_points
 from typing import Any
 
+from pydantic import Field
+
+from modelscape._model import FrozenModel
 from modelscape.errors import ExecutionError
 from modelscape.target.protocol import Target
 
-__all__ = ["ENTRY_POINT_GROUP", "Provider", "find_provider", "provider_kinds"]
+__all__ = ["ENTRY_POINT_GROUP", "KIND_PATTERN", "Provider", "find_provider", "provider_kinds"]
 
 #: The entry point group that names every kind of target.
 ENTRY_POINT_GROUP = "modelscape.providers"
+#: A kind is a plain name, hyphens allowed inside (``openai-compatible``).
+KIND_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*$"
 
 
-@dataclass(frozen=True)
-class Provider:
+class Provider(FrozenModel):
     """One kind of target, as its module declares it.
 
     ``make(argument, **options)`` builds the target that ``KIND:ARGUMENT`` names; a ``make``
@@ -44,7 +47,7 @@ class Provider:
     checked before the kind's targets are made.
     """
 
-    kind: str
+    kind: str = Field(pattern=KIND_PATTERN)
     make: Callable[..., Target]
     key_variable: str | None = None
     extra: str | None = None

@@ -111,3 +111,13 @@ def test_an_entry_point_that_is_not_a_provider_of_its_kind_is_refused(parrot: Pa
 def test_unknown_kinds_list_the_registered_ones(parrot: Path) -> None:
     with pytest.raises(ExecutionError, match=r"unknown target 'nosuch:x'.*'parrot'"):
         resolve_target("nosuch:x")
+
+
+def test_a_kind_is_a_plain_name() -> None:
+    from pydantic import ValidationError
+
+    from modelscape.target.registry import Provider
+
+    with pytest.raises(ValidationError, match="kind"):
+        Provider(kind="my model", make=lambda argument: None)
+    assert Provider(kind="my-model_2", make=lambda argument: None).key_variable is None
