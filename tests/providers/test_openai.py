@@ -240,3 +240,23 @@ def test_targets_open_together_share_one_session_closed_by_the_last(fake: FakePr
 
     asyncio.run(go())  # nothing is left open when the loop closes: no ResourceWarning
     assert len(fake.requests) == 5
+
+
+def test_the_targets_of_a_run_reuse_one_connection(fake: FakeProvider) -> None:
+    from mapping_space import scenario  # the shared task space (see conftest.py)
+
+    from modelscape.execution.runner import Runner
+    from modelscape.store.memory import MemoryStore
+
+    first = OpenAICompatibleTarget("a", base_url=fake.url)
+    second = OpenAICompatibleTarget("b", base_url=fake.url)
+    # One call at a time, so that a kept-alive connection is always free for the next call.
+    run = scenario(cases=1, repetitions=2).experiment(
+        [first, second], ExecutionConfig(concurrency=1)
+    )
+    results = Runner(store=MemoryStore()).run(run)
+    assert all(o.status == "ok" for o in results.observations)
+    assert {r.body["model"] for r in fake.requests} == {"a", "b"}
+    assert len({r.peer for r in fake.requests}) == 1  # both targets, one pooled connection
+    assert first._session is None  # the run closed what it opened
+    assert second._session is None
