@@ -22,7 +22,6 @@ from modelscape.execution.callable import CallableTarget
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.experiment import Experiment
 from modelscape.execution.runner import Runner
-from modelscape.execution.target import TargetOutput, TargetRequest
 from modelscape.measures import CallableDifference, CallableMetric, MeasureValue, Response
 from modelscape.pages import ReportPage, ScenarioPage
 from modelscape.report.provenance import Provenance, TargetProvenance
@@ -32,6 +31,7 @@ from modelscape.results.results import Results
 from modelscape.scenario import Scenario
 from modelscape.specs.spec import Spec
 from modelscape.stats.settings import BoundaryCriterion, Inference
+from modelscape.target import TargetOutput, TargetRequest
 from modelscape.task.coordinate import Coordinate
 from modelscape.task.design import Grid, Sweep
 from modelscape.task.language import Node, Task, TaskSchema, attribute

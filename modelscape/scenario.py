@@ -21,9 +21,9 @@ if TYPE_CHECKING:
 
     from modelscape.execution.config import ExecutionConfig
     from modelscape.execution.experiment import Experiment
-    from modelscape.execution.target import Target
     from modelscape.report.report import Report
     from modelscape.results.results import Results
+    from modelscape.target import Target
 
 __all__ = ["Scenario"]
 

@@ -16,7 +16,6 @@ from mapping_space import space
 
 from modelscape.answers import json_field
 from modelscape.errors import ModelscapeError
-from modelscape.execution.target import TargetOutput
 from modelscape.measures import (
     CallableDifference,
     CallableMetric,
@@ -27,6 +26,7 @@ from modelscape.measures import (
     answer_metrics,
     key_distance,
 )
+from modelscape.target import TargetOutput
 from modelscape.task.space import Variant
 
 VARIANT = space().variant("case0")  # reference "yes"

@@ -21,10 +21,10 @@ import time
 
 from modelscape._model import trusted
 from modelscape.errors import StoreError
-from modelscape.execution.cleaning import clean_text
-from modelscape.execution.target import TargetOutput
 from modelscape.results.records import Observation, PointMeasurement
 from modelscape.store.protocol import Store
+from modelscape.target import TargetOutput
+from modelscape.target.cleaning import clean_text
 
 __all__ = ["FLUSH_INTERVAL", "FLUSH_SIZE", "WRITE_RETRIES", "WriteBuffer"]
 

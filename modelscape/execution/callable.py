@@ -5,61 +5,26 @@ from __future__ import annotations
 import asyncio
 import functools
 import inspect
-import json
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeAlias
+from types import TracebackType
+from typing import Any, Self, TypeAlias
 
 from modelscape._identity import Identity, JsonValue
-from modelscape.execution.target import TargetError, TargetOutput, TargetRequest
+from modelscape.target.protocol import TargetOutput, TargetRequest, as_output
 
-__all__ = ["CallableTarget", "TargetFunction", "as_output"]
+__all__ = ["CallableTarget", "TargetFunction"]
 
 TargetResult: TypeAlias = str | dict[str, Any] | list[Any] | TargetOutput
 TargetFunction: TypeAlias = Callable[[TargetRequest], TargetResult | Awaitable[TargetResult]]
 
-# Sync targets share one pool. asyncio's default executor has only cpu_count + 4 threads,
-# which would quietly cap a run at that concurrency whatever ExecutionConfig asks for; threads
-# here are started only when needed.
+# Each target of a sync function has its own pool. asyncio's default executor has only
+# cpu_count + 4 threads, which would quietly cap a run at that concurrency whatever
+# ExecutionConfig asks for; threads here are started only when needed, and the pool is shut
+# down when the target is closed (the runner closes it when the run ends).
 _POOL_SIZE = 256
-_pool: ThreadPoolExecutor | None = None
-_pool_lock = threading.Lock()
-
-
-def _thread_pool() -> ThreadPoolExecutor:
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            _pool = ThreadPoolExecutor(_POOL_SIZE, thread_name_prefix="modelscape-target")
-        return _pool
-
-
-def as_output(result: object, *, where: str = "target") -> TargetOutput:
-    """A target function's result as a :class:`TargetOutput`.
-
-    Text becomes ``text``; a dict or list becomes ``data`` with ``text`` its JSON; an output is
-    kept. Anything else is a non-retryable :class:`TargetError`, since asking again would
-    return the same wrong type.
-    """
-    if isinstance(result, TargetOutput):
-        return result
-    if isinstance(result, str):
-        return TargetOutput(text=result)
-    if isinstance(result, (dict, list)):
-        try:
-            text = json.dumps(result, ensure_ascii=False, allow_nan=False)
-            return TargetOutput(text=text, data=result)
-        except (TypeError, ValueError) as error:
-            raise TargetError(
-                f"{where} returned data that is not JSON: {error}", retryable=False
-            ) from None
-    raise TargetError(
-        f"{where} returned {type(result).__name__}; return text, a dict or list (JSON), or a "
-        "TargetOutput",
-        retryable=False,
-    )
 
 
 def _is_async(function: object) -> bool:
@@ -97,6 +62,8 @@ class CallableTarget:
             kind="target", name=name, version=version, parameters=self._parameters
         )
         self._async = _is_async(function)
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     @property
     def identity(self) -> Identity:
@@ -125,13 +92,41 @@ class CallableTarget:
         else:
             loop = asyncio.get_running_loop()
             call = functools.partial(self.function, request)
-            result = await loop.run_in_executor(_thread_pool(), call)
+            result = await loop.run_in_executor(self._thread_pool(), call)
             if inspect.isawaitable(result):
                 result = await result
         output = as_output(result, where=f"target {self._name!r}")
         if output.latency is None:
             output = output.model_copy(update={"latency": time.perf_counter() - started})
         return output
+
+    def _thread_pool(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(_POOL_SIZE, thread_name_prefix="modelscape-target")
+            return self._pool
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Shut down the worker threads of a sync function; the next call starts new ones.
+
+        Calls still running (one the runner gave up on after its timeout) finish in their
+        threads, unwaited: closing never blocks on a function that hangs.
+        """
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
 
     def __repr__(self) -> str:
         return f"CallableTarget({self._identity})"

@@ -10,10 +10,10 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import NamedTuple
 
-from modelscape.execution.cleaning import Redactor, redact_output
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.health import Breaker
-from modelscape.execution.target import Target, TargetError, TargetOutput, TargetRequest
+from modelscape.target import Target, TargetError, TargetOutput, TargetRequest
+from modelscape.target.cleaning import Redactor, redact_output
 
 __all__ = ["CallResult", "Redactor", "call_with_retries", "redact_output", "run_workers"]
 

@@ -12,10 +12,10 @@ from typing import Any, NamedTuple
 from modelscape._identity import Identity, content_id
 from modelscape.errors import ExecutionError
 from modelscape.execution.config import ExecutionConfig
-from modelscape.execution.shape import AnswerShape
-from modelscape.execution.target import Target
 from modelscape.measures import DifferenceMeasure, PointMetric
 from modelscape.results.records import AxisRecord, ExperimentRecord
+from modelscape.target import Target
+from modelscape.target.shape import AnswerShape
 from modelscape.task.design import Grid, Sweep
 from modelscape.task.space import TaskSpace, Variant
 

@@ -19,11 +19,11 @@ from modelscape._identity import canonical_json
 from modelscape._model import trusted
 from modelscape.errors import ExecutionError
 from modelscape.execution.calls import run_workers
-from modelscape.execution.cleaning import clean_data
 from modelscape.execution.experiment import Experiment
 from modelscape.measures import CallableDifference, CallableMetric, KeyedDifference, Response
 from modelscape.results.records import DifferenceMeasurement, Observation, PointMeasurement
 from modelscape.store.protocol import Store
+from modelscape.target.cleaning import clean_data
 from modelscape.task.space import Variant
 
 __all__ = [

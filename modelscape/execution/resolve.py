@@ -6,10 +6,15 @@ A target spec is ``KIND:ARGUMENT`` or a bare reference name:
   factory called without arguments that returns one, or a function of a request wrapped in a
   :class:`CallableTarget` named after it;
 - a reference target: ``echo``, ``constant:TEXT``, ``random:A,B``, ``scripted:FILE``,
-  ``planted:REGEX`` (see :mod:`modelscape.targets.reference`);
+  ``planted:REGEX``, ``oracle:SPEC`` (see :mod:`modelscape.targets.names`);
 - a provider target: ``openai:MODEL``, ``anthropic:MODEL``, ``openai-compatible:MODEL@URL``,
-  ``llama-cpp:PATH`` (see :mod:`modelscape.providers.names`), registered here as kinds;
-- any other kind registered with :func:`register_target_kind`.
+  ``llama-cpp:PATH`` (see :mod:`modelscape.providers`);
+- any kind another installed package registers in the ``modelscape.providers`` entry point
+  group, or that this process registers with :func:`register_target_kind`.
+
+Every kind but ``python`` is found the same way: first among those registered in this process,
+then through the entry point group (:mod:`modelscape.target.registry`), which names the
+module that declares the kind; that module is imported only when a target of its kind is made.
 
 Options (a name, temperature, max_tokens, ...) reach a kind's factory as keyword arguments:
 from Python through ``resolve_target(spec, **options)``, from a file through
@@ -25,7 +30,6 @@ mapping of ``target:`` and the options::
 
 from __future__ import annotations
 
-import functools
 import importlib
 import importlib.util
 import inspect
@@ -37,7 +41,8 @@ from typing import Any
 
 from modelscape.errors import ExecutionError
 from modelscape.execution.callable import CallableTarget
-from modelscape.execution.target import Target
+from modelscape.target.protocol import Target
+from modelscape.target.registry import KIND_PATTERN, find_provider, provider_kinds
 
 __all__ = [
     "TARGET_KINDS",
@@ -47,10 +52,11 @@ __all__ = [
     "resolve_target",
 ]
 
-#: Target factories by kind; each takes the text after ``KIND:``, and options as keywords.
+#: Target factories registered in this process by kind; each takes the text after ``KIND:``,
+#: and options as keywords. They come before the kinds of the entry point group.
 TARGET_KINDS: dict[str, Callable[..., Target]] = {}
 
-_KIND = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*")
+_KIND = re.compile(KIND_PATTERN)
 
 
 def register_target_kind(kind: str, factory: Callable[..., Target]) -> None:
@@ -62,18 +68,6 @@ def register_target_kind(kind: str, factory: Callable[..., Target]) -> None:
     if not _KIND.fullmatch(kind) or kind == "python":
         raise ExecutionError(f"a target kind is a plain name, not {kind!r}")
     TARGET_KINDS[kind] = factory
-
-
-def _provider(kind: str, argument: str, **options: Any) -> Target:
-    from modelscape.providers.names import provider_target
-
-    return provider_target(kind, argument, **options)
-
-
-# Provider kinds are registered here, but their modules (and aiohttp or llama-cpp-python) are
-# imported only when a target of that kind is made.
-for _kind in ("anthropic", "llama-cpp", "openai", "openai-compatible"):
-    register_target_kind(_kind, functools.partial(_provider, _kind))
 
 
 def load_object(reference: str) -> object:
@@ -139,28 +133,34 @@ def _takes_options(factory: Callable[..., Target]) -> bool:
 
 def resolve_target(spec: str, **options: Any) -> Target:
     """The target a spec names: ``python:module:function``, a reference target, or a
-    registered kind such as a provider, made with ``options`` (which only registered kinds
-    that take keyword arguments accept)."""
+    registered kind such as a provider, made with ``options`` (which only kinds whose factory
+    takes keyword arguments accept)."""
     kind, _, argument = spec.partition(":")
-    if kind in TARGET_KINDS:
-        factory = TARGET_KINDS[kind]
-        if not options:
-            return factory(argument)
-        if _takes_options(factory):
-            return factory(argument, **options)
-    if options:
-        raise ExecutionError(
-            f"target {spec!r} takes no options ({', '.join(sorted(options))}); options apply "
-            "to provider targets such as openai-compatible:MODEL@URL"
-        )
-    if kind == "python":
+    if kind == "python" and not options:
         return _python(argument)
-    from modelscape.targets.reference import REFERENCE_TARGETS, reference_target
+    factory: Callable[..., Target] | None = TARGET_KINDS.get(kind)
+    if factory is None and kind != "python" and _KIND.fullmatch(kind):
+        provider = find_provider(kind)
+        if provider is not None:
+            provider.check_installed()
+            factory = provider.make
+    if factory is None:
+        if kind == "python":
+            raise _no_options(spec, options)
+        known = sorted({"python", *TARGET_KINDS, *provider_kinds()})
+        raise ExecutionError(f"unknown target {spec!r}; a target starts with one of {known}")
+    if not options:
+        return factory(argument)
+    if _takes_options(factory):
+        return factory(argument, **options)
+    raise _no_options(spec, options)
 
-    if kind in REFERENCE_TARGETS:
-        return reference_target(spec)
-    known = sorted({"python", *TARGET_KINDS, *REFERENCE_TARGETS})
-    raise ExecutionError(f"unknown target {spec!r}; a target starts with one of {known}")
+
+def _no_options(spec: str, options: dict[str, Any]) -> ExecutionError:
+    return ExecutionError(
+        f"target {spec!r} takes no options ({', '.join(sorted(options))}); options apply "
+        "to provider targets such as openai-compatible:MODEL@URL"
+    )
 
 
 def load_targets(path: str | Path) -> list[Target]:

@@ -8,7 +8,7 @@ write that fails is retried and never costs another output. A rerun reuses every
 observation without calling its target and asks again for the missing and the failed ones; two
 runs sharing a store split the work through leases (:mod:`~modelscape.execution.feed`).
 
-Every output is cleaned before it is stored or measured (:mod:`~modelscape.execution.cleaning`):
+Every output is cleaned before it is stored or measured (:mod:`~modelscape.target.cleaning`):
 valid Unicode, and the ``redact`` function applied to every piece of its text.
 """
 
@@ -27,16 +27,17 @@ from modelscape._model import trusted
 from modelscape.errors import ExecutionError, StoreError
 from modelscape.execution.buffer import FLUSH_INTERVAL, FLUSH_SIZE, WriteBuffer
 from modelscape.execution.calls import CallResult, call_with_retries, run_workers
-from modelscape.execution.cleaning import Redactor, clean_output
 from modelscape.execution.experiment import Experiment, PlannedObservation
 from modelscape.execution.feed import Feed
 from modelscape.execution.health import Breaker, TargetHealth
 from modelscape.execution.measuring import measure_run, point_measures, score_point
-from modelscape.execution.target import TargetError, TargetOutput, TargetRequest
 from modelscape.results.records import Observation, PointMeasurement
 from modelscape.results.results import Results
 from modelscape.store.memory import MemoryStore
 from modelscape.store.protocol import Store, canonical_order
+from modelscape.target.cleaning import Redactor, clean_output
+from modelscape.target.lifecycle import opened
+from modelscape.target.protocol import TargetError, TargetOutput, TargetRequest
 
 __all__ = ["FLUSH_INTERVAL", "FLUSH_SIZE", "Progress", "ProgressCallback", "Runner"]
 
@@ -244,9 +245,13 @@ class Runner:
 
         ticker = asyncio.create_task(buffer.tick())
         try:
-            # A fixed pool of workers rather than a task per call: fewer objects, and measured
-            # faster than a semaphore over ten thousand tasks (benchmarks/runner_throughput.py).
-            await run_workers(min(config.concurrency, max(1, len(feed.pending))), worker)
+            # Every target is opened for the calls (a pooled session, worker threads, a loaded
+            # model) and closed when they end, also when the run fails or is cancelled.
+            async with opened(targets):
+                # A fixed pool of workers rather than a task per call: fewer objects, and
+                # measured faster than a semaphore over ten thousand tasks
+                # (benchmarks/runner_throughput.py).
+                await run_workers(min(config.concurrency, max(1, len(feed.pending))), worker)
             ticker.cancel()
             await buffer.drain()
         finally:

@@ -5,6 +5,8 @@ The request is ``POST {base}/v1/messages`` with the key in ``x-api-key`` and the
 ``system`` prompt apart from the messages, and the generation parameters. The reply is a list
 of content blocks (their text blocks joined make the reply), a ``stop_reason``, the ``model``
 that answered and ``usage`` in input and output tokens.
+
+This module declares the ``anthropic:MODEL[@URL]`` kind of target (:data:`ANTHROPIC`).
 """
 
 from __future__ import annotations
@@ -13,8 +15,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from modelscape.execution.target import TargetError, TargetOutput, TargetRequest, Usage
 from modelscape.providers.http import MAX_RESPONSE_BYTES, HttpTarget
+from modelscape.providers.names import LOCAL_ONLY, http_keywords, split_model_url, target_options
 from modelscape.providers.options import (
     ANTHROPIC_BASE_URL,
     Generation,
@@ -22,8 +24,10 @@ from modelscape.providers.options import (
     is_loopback,
 )
 from modelscape.providers.structured import StructuredMode, StructuredTarget, structured_mode
+from modelscape.target.protocol import TargetError, TargetOutput, TargetRequest, Usage
+from modelscape.target.registry import Provider
 
-__all__ = ["ANTHROPIC_BASE_URL", "ANTHROPIC_VERSION", "AnthropicTarget"]
+__all__ = ["ANTHROPIC", "ANTHROPIC_BASE_URL", "ANTHROPIC_VERSION", "AnthropicTarget"]
 
 #: The API version every request asks for; a new one may change replies, so it is in the identity.
 ANTHROPIC_VERSION = "2023-06-01"
@@ -130,12 +134,7 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
         }
         if prompt.system:
             body["system"] = prompt.system
-        if generation.temperature is not None:
-            body["temperature"] = generation.temperature
-        if generation.top_p is not None:
-            body["top_p"] = generation.top_p
-        if generation.stop:
-            body["stop_sequences"] = list(generation.stop)
+        body.update(generation.fields(request.seed, stop_field="stop_sequences"))
         if self.structured is not None:
             body["tools"] = [
                 {
@@ -192,3 +191,28 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
             finish_reason=stop if isinstance(stop, str) else None,
             latency=latency,
         )
+
+
+def _anthropic(argument: str, **given: Any) -> AnthropicTarget:
+    # The messages API has no seed: asking to send one is an error, not a silent no-op.
+    options = target_options("anthropic", argument, given, refuses=LOCAL_ONLY | {"seed"})
+    model, url = split_model_url(argument, kind="anthropic")
+    keywords = http_keywords(options)
+    del keywords["seed"]
+    return AnthropicTarget(
+        model,
+        base_url=url or ANTHROPIC_BASE_URL,
+        api_key_env=options.api_key_env or ANTHROPIC.key_variable,
+        **keywords,
+    )
+
+
+#: ``anthropic:MODEL`` (or ``anthropic:MODEL@URL``): Anthropic's messages API, the key from
+#: ``ANTHROPIC_API_KEY``.
+ANTHROPIC = Provider(
+    kind="anthropic",
+    make=_anthropic,
+    key_variable="ANTHROPIC_API_KEY",
+    extra="modelscape[providers]",
+    requires=("aiohttp",),
+)

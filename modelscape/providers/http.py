@@ -1,21 +1,21 @@
 """What every HTTP provider target shares: the pooled client, identity, the key, the call, and
 how a call fails.
 
-**The pooled client.** All provider targets send their requests through one
-``aiohttp.ClientSession`` per event loop, so that connections are kept alive and reused across
-targets and calls. aiohttp was chosen by measurement: at a concurrency of 100 it spent about
-0.2 ms of client CPU per request, against about 10 ms for httpx 0.28
+**The pooled client.** The provider targets of a run send their requests through one
+``aiohttp.ClientSession``, so that connections are kept alive and reused across targets and
+calls. aiohttp was chosen by measurement: at a concurrency of 100 it spent about 0.2 ms of
+client CPU per request, against about 10 ms for httpx 0.28
 (``benchmarks/providers_vs_inspect.py`` measures the whole path). A session belongs to the loop
-that made it and must be closed on that loop. ``Runner.run`` makes a fresh loop per run with
-:func:`asyncio.run`, and callers should not have to remember to close anything, so the session
-is held open by an async generator: when the loop shuts down, :func:`asyncio.run` closes every
-live async generator of the loop (``loop.shutdown_asyncgens``), which runs the generator's
-``finally`` and closes the session on its own loop. Code that keeps a loop running for long (a
-server, a notebook) can close it at any time with :func:`close_session`; the next call opens a
-new one.
+that made it and must be closed on that loop, so its life follows the targets' own: entering an
+HTTP target (``async with target:``, which the runner does for every target of a run) takes a
+share of the running loop's session, opening it if none is open, and leaving it (or ``await
+target.aclose()``) gives the share back; the last target to leave closes the session. A target
+that is called without being entered opens a session for that call and closes it after: it
+works, without pooling. aiohttp itself is imported only when a call is made, so that a
+provider's module loads (and its kind is listed) without the extra installed.
 
 **Keys and identity.** A provider target is an ordinary
-:class:`~modelscape.execution.target.Target`. Its identity holds what shapes the replies
+:class:`~modelscape.target.protocol.Target`. Its identity holds what shapes the replies
 (provider, base URL, model, generation parameters) and never the API key, nor the name of the
 variable it is read from. The key is read from the environment at every call and put in a
 request header. A server may echo that header anywhere in its reply, so the key is scrubbed
@@ -49,28 +49,30 @@ import math
 import os
 import time
 import weakref
-from collections.abc import AsyncGenerator, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, Self
 from urllib.parse import urlsplit
-
-import aiohttp
 
 from modelscape._identity import Identity, JsonValue
 from modelscape.errors import ExecutionError
-from modelscape.execution.cleaning import redact_output
-from modelscape.execution.target import IdentifiedTarget, TargetError, TargetOutput, TargetRequest
 from modelscape.providers.limiter import AdaptiveLimiter
 from modelscape.providers.options import is_loopback
+from modelscape.target.cleaning import redact_output
+from modelscape.target.protocol import IdentifiedTarget, TargetError, TargetOutput, TargetRequest
+
+if TYPE_CHECKING:
+    import aiohttp
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
     "HttpTarget",
-    "close_session",
     "parse_retry_after",
     "provider_message",
-    "shared_session",
+    "unscrubbed",
 ]
 
 # Connections are not capped here: the runner bounds the calls in flight and each target's
@@ -79,47 +81,52 @@ _CONNECTOR_LIMIT = 0
 # Keep idle connections for a while so that a run's next call reuses them.
 _KEEPALIVE_SECONDS = 30.0
 
-_sessions: weakref.WeakKeyDictionary[
-    asyncio.AbstractEventLoop,
-    tuple[aiohttp.ClientSession, AsyncGenerator[aiohttp.ClientSession, None]],
-] = weakref.WeakKeyDictionary()
 
+def _new_session() -> aiohttp.ClientSession:
+    import aiohttp
 
-async def _lifetime() -> AsyncGenerator[aiohttp.ClientSession, None]:
-    """Open a session, hand it out, and close it when the loop closes this generator."""
     connector = aiohttp.TCPConnector(limit=_CONNECTOR_LIMIT, keepalive_timeout=_KEEPALIVE_SECONDS)
     # No client-side timeout: the runner's ExecutionConfig.timeout bounds every call, and
     # a second, hidden limit here would make that setting lie.
-    session = aiohttp.ClientSession(
+    return aiohttp.ClientSession(
         connector=connector,
         timeout=aiohttp.ClientTimeout(total=None),
         raise_for_status=False,
         # Providers' replies are JSON we parse ourselves; skip aiohttp's cookie handling.
         cookie_jar=aiohttp.DummyCookieJar(),
     )
-    try:
-        yield session
-    finally:
-        await session.close()
 
 
-async def shared_session() -> aiohttp.ClientSession:
-    """The running loop's pooled session, opened on first use."""
+@dataclass
+class _Shared:
+    session: aiohttp.ClientSession
+    users: int = 0
+
+
+# The session of each loop on which HTTP targets are open, with how many hold a share of it.
+_shared: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Shared] = weakref.WeakKeyDictionary()
+
+
+async def _acquire() -> aiohttp.ClientSession:
+    """A share of the running loop's session, opened if no target holds one."""
     loop = asyncio.get_running_loop()
-    held = _sessions.get(loop)
-    if held is not None and not held[0].closed:
-        return held[0]
-    lifetime = _lifetime()
-    session = await anext(lifetime)
-    _sessions[loop] = (session, lifetime)
-    return session
+    held = _shared.get(loop)
+    if held is None or held.session.closed:
+        held = _shared[loop] = _Shared(_new_session())
+    held.users += 1
+    return held.session
 
 
-async def close_session() -> None:
-    """Close the running loop's pooled session now, if it has one."""
-    held = _sessions.pop(asyncio.get_running_loop(), None)
-    if held is not None:
-        await held[1].aclose()
+async def _release(session: aiohttp.ClientSession) -> None:
+    """Give a share back; the last one closes the session."""
+    held = _shared.get(asyncio.get_running_loop())
+    if held is None or held.session is not session:
+        await session.close()  # taken on another loop, or already replaced: close it alone
+        return
+    held.users -= 1
+    if held.users <= 0:
+        del _shared[asyncio.get_running_loop()]
+        await session.close()
 
 
 # Provider messages are kept whole up to this length; an HTML error page is not.
@@ -159,11 +166,12 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
     return max(0.0, (when - datetime.now(tz=UTC)).total_seconds())
 
 
-def _unscrubbed(text: str) -> str:
+def unscrubbed(text: str) -> str:
+    """``text`` as it is: the scrubber of a target that sends no key."""
     return text
 
 
-def provider_message(body: bytes, scrub: Callable[[str], str] = _unscrubbed) -> str:
+def provider_message(body: bytes, scrub: Callable[[str], str] = unscrubbed) -> str:
     """The provider's own words from an error body: ``error.message`` where it has one.
 
     ``scrub`` runs on the whole message before it is cut to length, so that a secret in it
@@ -230,6 +238,8 @@ class HttpTarget(IdentifiedTarget):
         self.require_key = require_key
         self.max_response_bytes = max_response_bytes
         self.limiter = AdaptiveLimiter(max_concurrency)
+        self._session: aiohttp.ClientSession | None = None
+        self._entered = 0
         self._identity = Identity(
             kind="target",
             name=name,
@@ -267,12 +277,41 @@ class HttpTarget(IdentifiedTarget):
         """The output read from a successful reply."""
         raise NotImplementedError
 
+    async def __aenter__(self) -> Self:
+        """Take a share of the running loop's pooled session for the calls to come."""
+        if self._entered == 0:
+            self._session = await _acquire()
+        self._entered += 1
+        return self
+
+    async def aclose(self) -> None:
+        """Give back this target's share of the pooled session (the last share closes it)."""
+        if self._entered == 0:
+            return
+        self._entered -= 1
+        if self._entered == 0 and self._session is not None:
+            session, self._session = self._session, None
+            await _release(session)
+
+    @asynccontextmanager
+    async def _client(self) -> AsyncIterator[aiohttp.ClientSession]:
+        """The pooled session when this target is open, or one for this call alone."""
+        if self._session is not None and not self._session.closed:
+            yield self._session
+            return
+        session = _new_session()
+        try:
+            yield session
+        finally:
+            await session.close()
+
     async def __call__(self, request: TargetRequest) -> TargetOutput:
+        import aiohttp
+
         key = self.api_key()
         data = json.dumps(self.body(request), ensure_ascii=False).encode()
         headers = self.headers(key)
-        session = await shared_session()
-        async with self.limiter.slot() as slot:
+        async with self._client() as session, self.limiter.slot() as slot:
             started = time.perf_counter()
             try:
                 async with session.post(self.url, data=data, headers=headers) as response:

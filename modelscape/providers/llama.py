@@ -6,6 +6,11 @@ releases the GIL, so the runner's loop stays free, and one model instance is nev
 two calls at once (llama.cpp contexts are not thread-safe). Calls are therefore serialized
 whatever the run's concurrency; a call that the runner times out still finishes in its thread
 before the next one starts.
+
+The model stays loaded for the length of a run: the runner closes the target when the run
+ends (:meth:`LlamaCppTarget.aclose`), which frees the model and its thread. Its replies have
+the OpenAI chat-completions shape and are read by :mod:`~modelscape.providers.chat`. This
+module declares the ``llama-cpp:PATH`` kind of target (:data:`LLAMA_CPP`).
 """
 
 from __future__ import annotations
@@ -23,18 +28,15 @@ from typing import Any
 
 from modelscape._identity import Identity
 from modelscape.errors import ExecutionError
-from modelscape.execution.shape import AnswerShape
-from modelscape.execution.target import (
-    IdentifiedTarget,
-    TargetError,
-    TargetOutput,
-    TargetRequest,
-    Usage,
-)
+from modelscape.providers.chat import chat_messages, read_chat_completion
+from modelscape.providers.names import HTTP_ONLY, target_options
 from modelscape.providers.options import Generation
 from modelscape.providers.structured import StructuredMode, StructuredTarget, structured_mode
+from modelscape.target.protocol import IdentifiedTarget, TargetError, TargetOutput, TargetRequest
+from modelscape.target.registry import Provider
+from modelscape.target.shape import AnswerShape
 
-__all__ = ["LlamaCppTarget", "fingerprint"]
+__all__ = ["LLAMA_CPP", "LlamaCppTarget", "fingerprint"]
 
 #: Tokens of context when none is asked for.
 DEFAULT_CONTEXT = 2048
@@ -157,45 +159,28 @@ class LlamaCppTarget(StructuredTarget, IdentifiedTarget):
 
     def _generate(self, request: TargetRequest) -> TargetOutput:
         model = self._load()
-        prompt = request.prompt
-        messages = [{"role": "system", "content": prompt.system}] if prompt.system else []
-        messages.extend({"role": m.role, "content": m.content} for m in prompt.messages)
-        generation = self.generation
-        options: dict[str, Any] = {"max_tokens": generation.max_tokens}
-        if generation.temperature is not None:
-            options["temperature"] = generation.temperature
-        if generation.top_p is not None:
-            options["top_p"] = generation.top_p
-        if generation.seed:
-            options["seed"] = request.seed
-        if generation.stop:
-            options["stop"] = list(generation.stop)
+        options: dict[str, Any] = self.generation.fields(request.seed)
         if self.structured is not None:
             options["grammar"] = self._grammar(self.shape(request))
         started = time.perf_counter()
         try:
-            reply = model.create_chat_completion(messages=messages, **options)
+            reply = model.create_chat_completion(messages=chat_messages(request.prompt), **options)
         except ValueError as error:  # a prompt longer than the context: retrying cannot help
             raise TargetError(f"llama-cpp: {error}", retryable=False) from None
         latency = time.perf_counter() - started
-        choice = reply["choices"][0]
-        usage = reply.get("usage") or {}
-        return TargetOutput(
-            text=choice["message"].get("content") or "",
-            model=f"{self.path.name} ({self.engine})",
-            usage=Usage(
-                input_tokens=int(usage.get("prompt_tokens", 0)),
-                output_tokens=int(usage.get("completion_tokens", 0)),
-            ),
-            finish_reason=choice.get("finish_reason"),
-            latency=latency,
-        )
+        output = read_chat_completion(reply, provider="llama-cpp", latency=latency)
+        # The file and the engine that ran it name the model better than the reply does.
+        return output.model_copy(update={"model": f"{self.path.name} ({self.engine})"})
 
     async def __call__(self, request: TargetRequest) -> TargetOutput:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="modelscape-llama")
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, self._generate, request)
+
+    async def aclose(self) -> None:
+        """Free the model and its thread (waiting, off the loop, for a call still running)."""
+        await asyncio.to_thread(self.close)
 
     def close(self) -> None:
         """Free the model and its thread; the next call loads the model again."""
@@ -209,3 +194,25 @@ class LlamaCppTarget(StructuredTarget, IdentifiedTarget):
 
     def __repr__(self) -> str:
         return f"LlamaCppTarget({self._identity}, path={str(self.path)!r})"
+
+
+def _llama_cpp(argument: str, **given: Any) -> LlamaCppTarget:
+    options = target_options("llama-cpp", argument, given, refuses=HTTP_ONLY)
+    return LlamaCppTarget(
+        argument,
+        name=options.name,
+        version=options.version,
+        structured=options.structured,
+        context=options.context,
+        threads=options.threads,
+        **options.generation.model_dump(),
+    )
+
+
+#: ``llama-cpp:PATH``: a GGUF file run in this process by llama-cpp-python.
+LLAMA_CPP = Provider(
+    kind="llama-cpp",
+    make=_llama_cpp,
+    extra="modelscape[llama]",
+    requires=("llama_cpp",),
+)

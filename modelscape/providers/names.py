@@ -7,36 +7,42 @@
 ``llama-cpp:PATH``                 a GGUF file run in this process
 =================================  ===================================================
 
-``openai`` and ``anthropic`` also take ``MODEL@URL`` to reach a proxy or a local stand-in;
-a URL on this machine needs no key. Options (temperature, max_tokens, name, api_key_env, ...)
-are the fields of :class:`~modelscape.providers.options.TargetOptions`. The HTTP targets need
-aiohttp (``modelscape[providers]``) and ``llama-cpp`` needs llama-cpp-python
-(``modelscape[llama]``); each is imported only when a target of its kind is made, so that a
-missing extra is reported by name.
+Each kind is declared by its own module, as a :class:`~modelscape.target.registry.Provider`
+registered in the ``modelscape.providers`` entry point group; :func:`provider_target` makes a
+target of any registered kind. ``openai`` and ``anthropic`` also take ``MODEL@URL`` to reach a
+proxy or a local stand-in; a URL on this machine needs no key. Options (temperature,
+max_tokens, name, api_key_env, ...) are the fields of
+:class:`~modelscape.providers.options.TargetOptions`, read by :func:`target_options`. The HTTP
+targets need aiohttp (``modelscape[providers]``) and ``llama-cpp`` needs llama-cpp-python
+(``modelscape[llama]``); a missing extra is reported by name when a target of its kind is made.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from collections.abc import Collection
+from typing import Any
 
 from pydantic import ValidationError
 
 from modelscape.errors import ExecutionError
-from modelscape.providers.options import ANTHROPIC_BASE_URL, OPENAI_BASE_URL, TargetOptions
+from modelscape.providers.options import TargetOptions
+from modelscape.target.protocol import Target
+from modelscape.target.registry import find_provider
 
-if TYPE_CHECKING:
-    from modelscape.execution.target import Target
+__all__ = [
+    "HTTP_ONLY",
+    "LOCAL_ONLY",
+    "http_keywords",
+    "provider_target",
+    "split_model_url",
+    "target_options",
+]
 
-__all__ = ["DEFAULT_KEY_VARIABLES", "PROVIDER_KINDS", "provider_target", "split_model_url"]
-
-#: Where the key of each hosted provider is read from unless ``api_key_env`` says otherwise.
-DEFAULT_KEY_VARIABLES = {"openai": "OPENAI_API_KEY", "anthropic": "ANTHROPIC_API_KEY"}
-#: The kinds this module makes.
-PROVIDER_KINDS = ("anthropic", "llama-cpp", "openai", "openai-compatible")
-
-_HTTP_ONLY = {"allow_http_key", "api_key_env", "max_concurrency", "max_response_bytes"}
-_LOCAL_ONLY = {"context", "threads"}
+#: Options that only targets reached over HTTP take.
+HTTP_ONLY = frozenset({"allow_http_key", "api_key_env", "max_concurrency", "max_response_bytes"})
+#: Options that only a model run in this process takes.
+LOCAL_ONLY = frozenset({"context", "threads"})
 _URL_AT = re.compile(r"@(?=https?://)")
 
 
@@ -53,7 +59,11 @@ def split_model_url(argument: str, *, kind: str) -> tuple[str, str | None]:
     return model, (parts[1] if len(parts) == 2 else None)
 
 
-def _options(kind: str, argument: str, given: dict[str, Any]) -> TargetOptions:
+def target_options(
+    kind: str, argument: str, given: dict[str, Any], *, refuses: Collection[str] = ()
+) -> TargetOptions:
+    """The options given to ``KIND:ARGUMENT``, checked; ``refuses`` names those that do not
+    apply to the kind, which are an error when set."""
     try:
         options = TargetOptions(**given)
     except ValidationError as error:
@@ -61,9 +71,7 @@ def _options(kind: str, argument: str, given: dict[str, Any]) -> TargetOptions:
             f"{'.'.join(str(p) for p in e['loc']) or 'options'}: {e['msg']}" for e in error.errors()
         )
         raise ExecutionError(f"target {kind}:{argument}: {problems}") from None
-    misplaced = options.model_fields_set & (_HTTP_ONLY if kind == "llama-cpp" else _LOCAL_ONLY)
-    if kind == "anthropic" and "seed" in options.model_fields_set:
-        misplaced |= {"seed"}
+    misplaced = options.model_fields_set & set(refuses)
     if misplaced:
         raise ExecutionError(
             f"target {kind}:{argument}: {', '.join(sorted(misplaced))} "
@@ -72,67 +80,23 @@ def _options(kind: str, argument: str, given: dict[str, Any]) -> TargetOptions:
     return options
 
 
-def _missing_extra(kind: str, error: ImportError) -> ExecutionError:
-    extra = "llama" if kind == "llama-cpp" else "providers"
-    return ExecutionError(
-        f"{kind} targets need the {extra!r} extra ({error.name or error}): "
-        f"pip install 'modelscape[{extra}]'"
-    )
+def http_keywords(options: TargetOptions) -> dict[str, Any]:
+    """What an HTTP target's constructor takes from the options, the generation parameters
+    among them (all but the base URL, the model and the key variable)."""
+    return {
+        "name": options.name,
+        "version": options.version,
+        "structured": options.structured,
+        "max_concurrency": options.max_concurrency,
+        "allow_http_key": options.allow_http_key,
+        "max_response_bytes": options.max_response_bytes,
+        **options.generation.model_dump(),
+    }
 
 
 def provider_target(kind: str, argument: str, **given: Any) -> Target:
     """The provider target ``KIND:ARGUMENT`` names, with the options given."""
-    options = _options(kind, argument, given)
-    generation = options.generation.model_dump()
-    common: dict[str, Any] = {
-        "name": options.name,
-        "version": options.version,
-        "structured": options.structured,
-    }
-    try:
-        if kind == "llama-cpp":
-            from modelscape.providers.llama import LlamaCppTarget
-
-            return LlamaCppTarget(
-                argument, context=options.context, threads=options.threads, **common,
-                **generation,
-            )  # fmt: skip
-        model, url = split_model_url(argument, kind=kind)
-        common.update(
-            max_concurrency=options.max_concurrency,
-            allow_http_key=options.allow_http_key,
-            max_response_bytes=options.max_response_bytes,
-        )
-        if kind == "anthropic":
-            from modelscape.providers.anthropic import AnthropicTarget
-
-            del generation["seed"]
-            return AnthropicTarget(
-                model,
-                base_url=url or ANTHROPIC_BASE_URL,
-                api_key_env=options.api_key_env or DEFAULT_KEY_VARIABLES["anthropic"],
-                **common,
-                **generation,
-            )
-        from modelscape.providers.openai import OpenAICompatibleTarget, OpenAITarget
-
-        if kind == "openai":
-            return OpenAITarget(
-                model,
-                base_url=url or OPENAI_BASE_URL,
-                api_key_env=options.api_key_env or DEFAULT_KEY_VARIABLES["openai"],
-                **common,
-                **generation,
-            )
-        if kind == "openai-compatible":
-            if url is None:
-                raise ExecutionError(
-                    f"openai-compatible:{argument}: name the server too, as "
-                    "openai-compatible:MODEL@http://127.0.0.1:8080/v1"
-                )
-            return OpenAICompatibleTarget(
-                model, base_url=url, api_key_env=options.api_key_env, **common, **generation
-            )
-    except ImportError as error:
-        raise _missing_extra(kind, error) from None
-    raise ExecutionError(f"{kind!r} is not a provider kind; the kinds are {PROVIDER_KINDS}")
+    provider = find_provider(kind)
+    if provider is None:
+        raise ExecutionError(f"{kind!r} is not a registered target kind")
+    return provider.target(argument, **given)

@@ -2,17 +2,22 @@
 
 One wire format serves many servers: OpenAI itself, vLLM, llama.cpp's server, Ollama, LM Studio
 and OpenRouter all take ``POST {base}/chat/completions`` with a model, messages and generation
-parameters, and answer with ``choices``, ``usage`` and the ``model`` that served the request.
+parameters, and answer with ``choices``, ``usage`` and the ``model`` that served the request
+(read by :mod:`~modelscape.providers.chat`).
+
+This module declares two kinds of target: ``openai:MODEL[@URL]`` (:data:`OPENAI`) and
+``openai-compatible:MODEL@URL`` (:data:`OPENAI_COMPATIBLE`).
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 
-from modelscape.execution.target import TargetError, TargetOutput, TargetRequest, Usage
-from modelscape.providers.http import MAX_RESPONSE_BYTES, HttpTarget, provider_message
+from modelscape.errors import ExecutionError
+from modelscape.providers.chat import chat_messages, read_chat_completion
+from modelscape.providers.http import MAX_RESPONSE_BYTES, HttpTarget
+from modelscape.providers.names import LOCAL_ONLY, http_keywords, split_model_url, target_options
 from modelscape.providers.options import (
     OPENAI_BASE_URL,
     Generation,
@@ -20,28 +25,19 @@ from modelscape.providers.options import (
     is_loopback,
 )
 from modelscape.providers.structured import StructuredMode, StructuredTarget, structured_mode
+from modelscape.target.protocol import TargetOutput, TargetRequest
+from modelscape.target.registry import Provider
 
-__all__ = ["OPENAI_BASE_URL", "OpenAICompatibleTarget", "OpenAITarget"]
+__all__ = [
+    "OPENAI",
+    "OPENAI_BASE_URL",
+    "OPENAI_COMPATIBLE",
+    "OpenAICompatibleTarget",
+    "OpenAITarget",
+]
 
 # Fields of the body that a request's settings may not replace.
 _FIXED = frozenset({"model", "messages"})
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def _text(content: object) -> str:
-    """A reply's text, whether the server sent a string or a list of content parts."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            part["text"]
-            for part in content
-            if isinstance(part, dict) and isinstance(part.get("text"), str)
-        )
-    return ""
 
 
 class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
@@ -135,21 +131,8 @@ class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
 
         Settings carried by the request are added last, except ``model`` and ``messages``.
         """
-        prompt = request.prompt
-        messages = [{"role": "system", "content": prompt.system}] if prompt.system else []
-        messages.extend({"role": m.role, "content": m.content} for m in prompt.messages)
-        body: dict[str, Any] = {"model": self.model, "messages": messages}
-        generation = self.generation
-        if generation.temperature is not None:
-            body["temperature"] = generation.temperature
-        if generation.max_tokens is not None:
-            body[self.token_field] = generation.max_tokens
-        if generation.top_p is not None:
-            body["top_p"] = generation.top_p
-        if generation.seed:
-            body["seed"] = request.seed
-        if generation.stop:
-            body["stop"] = list(generation.stop)
+        body: dict[str, Any] = {"model": self.model, "messages": chat_messages(request.prompt)}
+        body.update(self.generation.fields(request.seed, token_field=self.token_field))
         if self.structured is not None:
             body.update(self.structure(request))
         body.update((k, v) for k, v in request.settings.items() if k not in _FIXED)
@@ -171,31 +154,8 @@ class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
 
     def output(self, payload: dict[str, Any], latency: float) -> TargetOutput:
         """The first choice's text, its finish reason, the reported model and token usage."""
-        choices = payload.get("choices")
-        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-            if "error" in payload:  # OpenRouter and some proxies report errors with a 200
-                detail = provider_message(json.dumps(payload).encode(), self.scrub)
-                raise TargetError(f"{self.provider} sent an error in its reply: {detail}")
-            raise TargetError(f"{self.provider} at {self.url} sent a reply without choices")
-        choice = choices[0]
-        message = choice.get("message")
-        text = _text(message.get("content")) if isinstance(message, dict) else ""
-        if not text and isinstance(message, dict) and isinstance(message.get("refusal"), str):
-            text = message["refusal"]  # structured outputs put a refusal beside the content
-        usage = payload.get("usage")
-        reported = payload.get("model")
-        finish = choice.get("finish_reason")
-        return TargetOutput(
-            text=text,
-            model=reported if isinstance(reported, str) else None,
-            usage=Usage(
-                input_tokens=_count(usage.get("prompt_tokens")),
-                output_tokens=_count(usage.get("completion_tokens")),
-            )
-            if isinstance(usage, dict)
-            else None,
-            finish_reason=finish if isinstance(finish, str) else None,
-            latency=latency,
+        return read_chat_completion(
+            payload, provider=self.provider, url=self.url, latency=latency, scrub=self.scrub
         )
 
 
@@ -229,3 +189,44 @@ class OpenAITarget(OpenAICompatibleTarget):
             token_field=token_field,
             **options,
         )
+
+
+def _openai(argument: str, **given: Any) -> OpenAITarget:
+    options = target_options("openai", argument, given, refuses=LOCAL_ONLY)
+    model, url = split_model_url(argument, kind="openai")
+    return OpenAITarget(
+        model,
+        base_url=url or OPENAI_BASE_URL,
+        api_key_env=options.api_key_env or OPENAI.key_variable,
+        **http_keywords(options),
+    )
+
+
+def _openai_compatible(argument: str, **given: Any) -> OpenAICompatibleTarget:
+    options = target_options("openai-compatible", argument, given, refuses=LOCAL_ONLY)
+    model, url = split_model_url(argument, kind="openai-compatible")
+    if url is None:
+        raise ExecutionError(
+            f"openai-compatible:{argument}: name the server too, as "
+            "openai-compatible:MODEL@http://127.0.0.1:8080/v1"
+        )
+    return OpenAICompatibleTarget(
+        model, base_url=url, api_key_env=options.api_key_env, **http_keywords(options)
+    )
+
+
+#: ``openai:MODEL`` (or ``openai:MODEL@URL``): OpenAI's API, the key from ``OPENAI_API_KEY``.
+OPENAI = Provider(
+    kind="openai",
+    make=_openai,
+    key_variable="OPENAI_API_KEY",
+    extra="modelscape[providers]",
+    requires=("aiohttp",),
+)
+#: ``openai-compatible:MODEL@URL``: any chat-completions server; a key only when named.
+OPENAI_COMPATIBLE = Provider(
+    kind="openai-compatible",
+    make=_openai_compatible,
+    extra="modelscape[providers]",
+    requires=("aiohttp",),
+)

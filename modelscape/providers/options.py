@@ -54,6 +54,25 @@ class Generation(FrozenModel):
     def _one_or_many(cls, value: Any) -> Any:
         return (value,) if isinstance(value, str) else value
 
+    def fields(
+        self, seed: int, *, token_field: str = "max_tokens", stop_field: str = "stop"
+    ) -> dict[str, Any]:
+        """The parameters that are set, as a chat request's fields: the seed hint when
+        ``seed`` is on, the length bound as ``token_field`` and the stop texts as
+        ``stop_field`` (how providers spell them differs)."""
+        fields: dict[str, Any] = {}
+        if self.temperature is not None:
+            fields["temperature"] = self.temperature
+        if self.max_tokens is not None:
+            fields[token_field] = self.max_tokens
+        if self.top_p is not None:
+            fields["top_p"] = self.top_p
+        if self.seed:
+            fields["seed"] = seed
+        if self.stop:
+            fields[stop_field] = list(self.stop)
+        return fields
+
     def identity(self) -> dict[str, JsonValue]:
         """These parameters as they enter a target's identity."""
         return {

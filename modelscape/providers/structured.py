@@ -1,7 +1,7 @@
 """Structured answers: a provider target that asks for replies of the answer reader's shape.
 
 A target made with ``structured`` set asks its provider to constrain every reply to the
-:class:`~modelscape.execution.shape.AnswerShape` the request carries, in one of these ways:
+:class:`~modelscape.target.shape.AnswerShape` the request carries, in one of these ways:
 
 ===============  ==========================================================================
 ``json_schema``  OpenAI's structured outputs: ``response_format`` of type ``json_schema``
@@ -25,8 +25,8 @@ from __future__ import annotations
 from typing import Literal, TypeAlias
 
 from modelscape.errors import ExecutionError
-from modelscape.execution.shape import AnswerShape
-from modelscape.execution.target import TargetError, TargetRequest
+from modelscape.target import TargetError, TargetRequest
+from modelscape.target.shape import AnswerShape
 
 __all__ = ["STRUCTURED_MODES", "StructuredMode", "StructuredTarget", "structured_mode"]
 

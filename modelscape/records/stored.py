@@ -14,7 +14,7 @@ from pydantic import Field
 from modelscape._identity import AxisValue, Identity, JsonValue, content_id
 from modelscape._model import FrozenModel
 from modelscape.errors import AnalysisError
-from modelscape.execution.target import TargetOutput
+from modelscape.target import TargetOutput
 from modelscape.task.space import Scale, Variant
 
 __all__ = [

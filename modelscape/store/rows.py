@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, TypeAdapter
 
 from modelscape._model import trusted
-from modelscape.execution.target import TargetOutput, Usage
 from modelscape.records.stored import DifferenceMeasurement, Observation, PointMeasurement
 from modelscape.store.protocol import holder_alive
+from modelscape.target import TargetOutput, Usage
 from modelscape.task.space import Variant
 
 __all__ = [

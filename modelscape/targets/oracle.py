@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from modelscape._identity import AxisValue, JsonValue
 from modelscape.answers import FieldAnswer, PatternAnswer
 from modelscape.errors import ExecutionError
-from modelscape.execution.target import TargetError, TargetOutput, TargetRequest
 from modelscape.scenario import Scenario
+from modelscape.target import TargetError, TargetOutput, TargetRequest
 from modelscape.targets.reference import Flip, _ReferenceTarget
 
 __all__ = ["OracleTarget"]

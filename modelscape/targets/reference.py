@@ -12,6 +12,8 @@ pipeline runs offline and a known behaviour can be planted and then found again:
   Python, :class:`PlantedTarget` adds flips (answers that change when a marker appears).
 - ``oracle:SPEC``: the correct answer to every prompt of a spec (a file or a shipped name);
   see :mod:`modelscape.targets.oracle`.
+
+:mod:`modelscape.targets.names` makes them from their names.
 """
 
 from __future__ import annotations
@@ -20,30 +22,26 @@ import json
 import random
 import re
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 from typing import Any, TypeAlias
 
 from modelscape._identity import Identity, JsonValue
 from modelscape._model import FrozenModel
 from modelscape.errors import ExecutionError
-from modelscape.execution.callable import as_output
-from modelscape.execution.target import (
+from modelscape.target.protocol import (
     IdentifiedTarget,
-    Target,
     TargetError,
     TargetOutput,
     TargetRequest,
+    as_output,
 )
 
 __all__ = [
-    "REFERENCE_TARGETS",
     "ConstantTarget",
     "EchoTarget",
     "Flip",
     "PlantedTarget",
     "RandomTarget",
     "ScriptedTarget",
-    "reference_target",
 ]
 
 Reply: TypeAlias = str | dict[str, Any] | list[Any]
@@ -226,60 +224,3 @@ class PlantedTarget(_ReferenceTarget):
                 value = rng.choice([c for c in self.choices if c != value] or list(self.choices))
         reply = {self.field: value}
         return TargetOutput(text=json.dumps(reply), data=reply, model="planted")
-
-
-def _script(argument: str) -> ScriptedTarget:
-    import yaml
-
-    from modelscape._yaml import describe, read_yaml
-
-    path = Path(argument)
-    try:
-        script = read_yaml(path)  # JSON is YAML too
-    except OSError as error:
-        raise ExecutionError(f"scripted target: cannot read {path}: {error}") from None
-    except yaml.YAMLError as error:  # invalid, not UTF-8, or over a limit
-        raise ExecutionError(f"{path}: {describe(error)}") from None
-    if not isinstance(script, dict) or not all(isinstance(k, str) for k in script):
-        raise ExecutionError(f"{path}: a script is a mapping from prompt substrings to replies")
-    return ScriptedTarget(script)
-
-
-def _needs(name: str, argument: str | None) -> str:
-    if not argument:
-        raise ExecutionError(f"reference target {name!r} needs an argument: {name}:VALUE")
-    return argument
-
-
-#: Reference targets by name; each factory takes the text after ``name:`` (or None).
-REFERENCE_TARGETS: dict[str, Callable[[str | None], Target]] = {
-    "echo": lambda argument: EchoTarget(),
-    "constant": lambda argument: ConstantTarget(_needs("constant", argument)),
-    "random": lambda argument: RandomTarget(
-        [c.strip() for c in _needs("random", argument).split(",") if c.strip()]
-    ),
-    "scripted": lambda argument: _script(_needs("scripted", argument)),
-    "planted": lambda argument: PlantedTarget(_needs("planted", argument)),
-    "oracle": lambda argument: _oracle(_needs("oracle", argument)),
-}
-
-
-def _oracle(spec: str) -> Target:
-    # Imported here: the oracle builds on scenarios and specs, which build on this module.
-    from modelscape.specs import load_spec
-    from modelscape.targets.oracle import OracleTarget
-
-    return OracleTarget(load_spec(spec).scenario())
-
-
-def reference_target(spec: str) -> Target:
-    """A reference target from its spec, such as ``echo``, ``constant:yes``, ``random:yes,no``,
-    ``scripted:replies.yaml`` or ``planted:Answer: (\\w+)``."""
-    name, _, argument = spec.partition(":")
-    factory = REFERENCE_TARGETS.get(name)
-    if factory is None:
-        raise ExecutionError(
-            f"no reference target {name!r}; the reference targets are "
-            f"{', '.join(sorted(REFERENCE_TARGETS))}"
-        )
-    return factory(argument or None)

@@ -11,9 +11,9 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from modelscape._identity import AxisValue
-from modelscape.execution.target import TargetOutput
 from modelscape.results.records import Observation
 from modelscape.results.results import Results
+from modelscape.target import TargetOutput
 from tests.analysis.conftest import ANSWER
 
 Distance = Callable[[TargetOutput, TargetOutput], float]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
-from modelscape.execution.target import TargetRequest
 from modelscape.results.results import Results
+from modelscape.target import TargetRequest
 from tests.analysis.conftest import FAST, TARGETS, _target, scenario
 
 

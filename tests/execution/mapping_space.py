@@ -14,8 +14,8 @@ from modelscape import answers
 from modelscape.execution.callable import CallableTarget
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.experiment import Experiment
-from modelscape.execution.target import Target, TargetOutput, TargetRequest
 from modelscape.scenario import Scenario
+from modelscape.target import Target, TargetOutput, TargetRequest
 from modelscape.targets.reference import Flip, PlantedTarget
 from modelscape.task import Axis, Task, TaskSpace, attribute, perturbation
 

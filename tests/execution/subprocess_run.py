@@ -23,8 +23,8 @@ from mapping_space import experiment, planted
 
 from modelscape.execution.callable import CallableTarget
 from modelscape.execution.runner import Progress, Runner
-from modelscape.execution.target import TargetOutput, TargetRequest
 from modelscape.store.sqlite import SQLiteStore
+from modelscape.target import TargetOutput, TargetRequest
 
 
 def main() -> None:

@@ -9,7 +9,7 @@ import time
 import pytest
 
 from modelscape.execution.callable import CallableTarget
-from modelscape.execution.target import Target, TargetError, TargetOutput, TargetRequest
+from modelscape.target import Target, TargetError, TargetOutput, TargetRequest
 from modelscape.task.prompt import Prompt
 
 REQUEST = TargetRequest(prompt=Prompt.of("What is 2 + 2?"), seed=7)
@@ -101,16 +101,36 @@ def test_not_a_function_is_refused() -> None:
 
 
 def test_many_sync_calls_run_concurrently() -> None:
-    # More than asyncio's default executor would run at once on a small machine.
-    def slow(request: TargetRequest) -> str:
-        time.sleep(0.2)
+    # More than asyncio's default executor would run at once on a small machine: no call
+    # returns until all 32 are waiting together, which they can only do in 32 threads.
+    together = threading.Barrier(32)
+
+    def waits_for_all(request: TargetRequest) -> str:
+        together.wait(timeout=60)  # a broken barrier (too few threads) fails the call
         return "ok"
 
-    target = CallableTarget(slow, name="slow")
+    target = CallableTarget(waits_for_all, name="together")
 
-    async def main() -> float:
-        start = time.perf_counter()
-        await asyncio.gather(*(target(REQUEST) for _ in range(32)))
-        return time.perf_counter() - start
+    async def main() -> list[TargetOutput]:
+        return await asyncio.gather(*(target(REQUEST) for _ in range(32)))
 
-    assert asyncio.run(main()) < 1.0
+    assert [o.text for o in asyncio.run(main())] == ["ok"] * 32
+
+
+def test_closing_shuts_the_worker_threads_down() -> None:
+    target = CallableTarget(lambda request: threading.current_thread().name, name="threads")
+
+    async def main() -> None:
+        async with target:
+            assert (await target(REQUEST)).text.startswith("modelscape-target")
+            pool = target._pool
+            assert pool is not None
+            workers = list(pool._threads)
+        assert target._pool is None  # closed when the target was left
+        for worker in workers:
+            worker.join(timeout=60)
+            assert not worker.is_alive()
+        assert (await target(REQUEST)).text  # a call after closing starts a new pool
+        await target.aclose()
+
+    asyncio.run(main())

@@ -17,7 +17,7 @@ from modelscape.execution.callable import CallableTarget
 from modelscape.execution.calls import CallResult, call_with_retries
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.health import Breaker
-from modelscape.execution.target import TargetError, TargetOutput, TargetRequest
+from modelscape.target import TargetError, TargetOutput, TargetRequest
 from modelscape.task.prompt import Prompt
 
 REQUEST = TargetRequest(prompt=Prompt.of("question"), seed=1)

@@ -17,10 +17,10 @@ from modelscape.execution import buffer as write_buffer
 from modelscape.execution.callable import CallableTarget
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.runner import Progress, Runner
-from modelscape.execution.target import TargetError, TargetOutput, TargetRequest
 from modelscape.results.records import Observation
 from modelscape.store.memory import MemoryStore
 from modelscape.store.sqlite import SQLiteStore
+from modelscape.target import TargetError, TargetOutput, TargetRequest
 
 
 class Wrapped:

@@ -11,7 +11,8 @@ import pytest
 from modelscape.errors import ExecutionError
 from modelscape.execution.callable import CallableTarget
 from modelscape.execution.resolve import TARGET_KINDS, register_target_kind, resolve_target
-from modelscape.execution.target import Target, TargetError, TargetOutput, TargetRequest
+from modelscape.target import Target, TargetError, TargetOutput, TargetRequest
+from modelscape.targets.names import reference_target
 from modelscape.targets.reference import (
     ConstantTarget,
     EchoTarget,
@@ -19,7 +20,6 @@ from modelscape.targets.reference import (
     PlantedTarget,
     RandomTarget,
     ScriptedTarget,
-    reference_target,
 )
 from modelscape.task.prompt import Message, Prompt
 

@@ -16,13 +16,13 @@ from modelscape.execution.callable import CallableTarget
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.experiment import Experiment
 from modelscape.execution.runner import Progress, Runner
-from modelscape.execution.target import TargetError, TargetOutput, TargetRequest
 from modelscape.measures import CallableDifference, CallableMetric, Response
 from modelscape.results.records import observation_id
 from modelscape.results.results import Results
 from modelscape.store import Store
 from modelscape.store.memory import MemoryStore
 from modelscape.store.sqlite import SQLiteStore
+from modelscape.target import TargetError, TargetOutput, TargetRequest
 
 
 def test_a_run_stores_every_observation_and_its_measures(store: SQLiteStore) -> None:
@@ -368,7 +368,7 @@ def test_experiment_id_depends_on_what_is_asked() -> None:
     assert experiment([planted("other")]).id != run.id
 
 
-def test_the_package_loads_runner_experiment_and_resolver_on_first_use() -> None:
+def test_the_package_exports_runner_experiment_and_resolver() -> None:
     import modelscape.execution as execution
     from modelscape.execution import experiment as experiments
     from modelscape.execution import resolve, runner

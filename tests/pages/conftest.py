@@ -17,11 +17,11 @@ import pytest
 
 from modelscape import lexicons
 from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
-from modelscape.execution.target import TargetRequest
 from modelscape.report import Report
 from modelscape.results.results import Results
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
+from modelscape.target import TargetRequest
 from modelscape.targets.reference import Flip, PlantedTarget, ScriptedTarget
 from tests.browsertools import axe_source as read_axe
 from tests.browsertools import chromium, vnu_command

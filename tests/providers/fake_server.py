@@ -67,6 +67,8 @@ class Received:
     headers: dict[str, str]
     body: dict[str, Any]
     at: float
+    #: The client's end of the connection (host, port): one per connection it opened.
+    peer: tuple[str, int] | None = None
 
 
 class FakeProvider:
@@ -104,8 +106,13 @@ class FakeProvider:
 
     async def _handle(self, request: web.Request) -> web.Response:
         raw = await request.read()
+        peer = request.transport.get_extra_info("peername") if request.transport else None
         received = Received(
-            request.path, dict(request.headers), json.loads(raw or b"{}"), time.monotonic()
+            request.path,
+            dict(request.headers),
+            json.loads(raw or b"{}"),
+            time.monotonic(),
+            None if peer is None else (str(peer[0]), int(peer[1])),
         )
         self.requests.append(received)
         if self.script:

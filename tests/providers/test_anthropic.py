@@ -11,8 +11,8 @@ from fake_server import FakeProvider
 from modelscape.errors import ExecutionError
 from modelscape.execution.calls import call_with_retries
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
-from modelscape.execution.target import TargetOutput, TargetRequest
 from modelscape.providers.anthropic import ANTHROPIC_VERSION, AnthropicTarget
+from modelscape.target import TargetOutput, TargetRequest
 from modelscape.task.prompt import Message, Prompt
 
 PROMPT = Prompt(
@@ -114,7 +114,7 @@ def test_a_key_echoed_in_an_error_is_scrubbed(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret-77")
     fake.then(401, {"error": {"message": "invalid x-api-key sk-ant-secret-77"}})
-    from modelscape.execution.target import TargetError
+    from modelscape.target import TargetError
 
     with pytest.raises(TargetError) as raised:
         ask(AnthropicTarget("claude-x", base_url=fake.root))

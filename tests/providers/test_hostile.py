@@ -21,12 +21,12 @@ from mapping_space import experiment
 
 from modelscape.execution.callable import CallableTarget
 from modelscape.execution.calls import call_with_retries
-from modelscape.execution.cleaning import clean_text
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.runner import Runner
-from modelscape.execution.target import TargetOutput, TargetRequest
 from modelscape.providers.openai import OpenAICompatibleTarget
 from modelscape.store.sqlite import SQLiteStore
+from modelscape.target import TargetOutput, TargetRequest
+from modelscape.target.cleaning import clean_text
 from modelscape.task.prompt import Prompt
 
 REQUEST = TargetRequest(prompt=Prompt.of("Is 7 prime?"), seed=42)

@@ -11,11 +11,11 @@ from fake_server import FakeProvider, Received, chat_completion
 
 from modelscape.cli import main
 from modelscape.errors import ExecutionError
-from modelscape.execution.target import TargetError, TargetRequest
 from modelscape.providers.anthropic import AnthropicTarget
 from modelscape.providers.http import provider_message
 from modelscape.providers.names import provider_target
 from modelscape.providers.openai import OpenAICompatibleTarget, OpenAITarget
+from modelscape.target import TargetError, TargetRequest
 from modelscape.task.prompt import Prompt
 
 KEY = "sk-test-ECHOED-" + "7f3a9c" * 8

@@ -12,8 +12,8 @@ from loopback import free_port
 
 from modelscape.execution.calls import call_with_retries
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
-from modelscape.execution.target import TargetError, TargetOutput, TargetRequest
 from modelscape.providers.openai import OpenAICompatibleTarget
+from modelscape.target import TargetError, TargetOutput, TargetRequest
 from modelscape.task.prompt import Prompt
 
 REQUEST = TargetRequest(prompt=Prompt.of("Is 7 prime?", system="Answer briefly."), seed=42)
@@ -216,21 +216,47 @@ def test_base_urls_with_credentials_are_refused() -> None:
         OpenAICompatibleTarget("m", base_url="ftp://127.0.0.1/v1")
 
 
-def test_one_pooled_session_per_loop_closed_on_request(fake: FakeProvider) -> None:
-    from modelscape.providers.http import close_session, shared_session
-
+def test_targets_open_together_share_one_session_closed_by_the_last(fake: FakeProvider) -> None:
     first = OpenAICompatibleTarget("a", base_url=fake.url)
     second = OpenAICompatibleTarget("b", base_url=fake.url)
 
     async def go() -> None:
-        session = await shared_session()
-        await first(REQUEST)
-        await second(REQUEST)
-        assert await shared_session() is session  # both targets used the same pool
-        await close_session()
-        assert session.closed
-        await first(REQUEST)  # a fresh session opens on demand
-        assert await shared_session() is not session
+        async with first, second:
+            session = first._session
+            assert session is not None
+            assert second._session is session
+            await first(REQUEST)
+            await second(REQUEST)
+            await first.aclose()  # one target leaving keeps the other's session open
+            assert not session.closed
+            await second(REQUEST)
+        assert session.closed  # the last one out closed it
+        assert first._session is None
+        assert second._session is None
+        await first(REQUEST)  # called without being open: a session for that call alone
+        async with first:
+            assert first._session is not session  # a fresh pool for the next run
+            await first(REQUEST)
 
-    asyncio.run(go())  # the last session is closed as the loop shuts down: no ResourceWarning
-    assert len(fake.requests) == 3
+    asyncio.run(go())  # nothing is left open when the loop closes: no ResourceWarning
+    assert len(fake.requests) == 5
+
+
+def test_the_targets_of_a_run_reuse_one_connection(fake: FakeProvider) -> None:
+    from mapping_space import scenario  # the shared task space (see conftest.py)
+
+    from modelscape.execution.runner import Runner
+    from modelscape.store.memory import MemoryStore
+
+    first = OpenAICompatibleTarget("a", base_url=fake.url)
+    second = OpenAICompatibleTarget("b", base_url=fake.url)
+    # One call at a time, so that a kept-alive connection is always free for the next call.
+    run = scenario(cases=1, repetitions=2).experiment(
+        [first, second], ExecutionConfig(concurrency=1)
+    )
+    results = Runner(store=MemoryStore()).run(run)
+    assert all(o.status == "ok" for o in results.observations)
+    assert {r.body["model"] for r in fake.requests} == {"a", "b"}
+    assert len({r.peer for r in fake.requests}) == 1  # both targets, one pooled connection
+    assert first._session is None  # the run closed what it opened
+    assert second._session is None

@@ -15,8 +15,8 @@ from pathlib import Path
 from click.testing import CliRunner
 from loopback import require
 
-from modelscape.execution.target import TargetRequest
 from modelscape.providers.openai import OpenAICompatibleTarget
+from modelscape.target import TargetRequest
 from modelscape.task.prompt import Prompt
 
 REQUEST = TargetRequest(prompt=Prompt.of("The capital of France is"), seed=7)
@@ -102,3 +102,26 @@ def test_a_gguf_file_runs_in_process(gemma_path: Path) -> None:
     assert 0 < output.usage.output_tokens <= 6
     assert output.finish_reason in {"stop", "length"}
     assert output.latency is not None
+
+
+def test_a_run_frees_the_in_process_model_when_it_ends(gemma_path: Path) -> None:
+    require(importlib.util.find_spec("llama_cpp") is not None, "llama-cpp-python is missing")
+    from mapping_space import scenario
+
+    from modelscape.execution.config import ExecutionConfig
+    from modelscape.execution.runner import Runner
+    from modelscape.providers.llama import LlamaCppTarget
+    from modelscape.store.memory import MemoryStore
+
+    target = LlamaCppTarget(gemma_path, max_tokens=2, temperature=0, context=512, threads=2)
+    # Loading the model takes seconds: a timeout that leaves room for it.
+    run = scenario(cases=1, repetitions=1).experiment([target], ExecutionConfig(timeout=300))
+    results = Runner(store=MemoryStore()).run(run)
+    assert len(results.observations) == run.calls()
+    assert all(o.status == "ok" for o in results.observations)
+    assert all(
+        o.output.model and o.output.model.startswith(gemma_path.name) for o in results.observations
+    )
+    # The runner closed the target: the model and its thread are gone until the next call.
+    assert target._model is None
+    assert target._executor is None

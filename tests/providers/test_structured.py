@@ -20,13 +20,13 @@ from loopback import require
 from modelscape import CallableTarget, Experiment, Runner
 from modelscape.answers import json_field, shape_of, text_match
 from modelscape.errors import ExecutionError
-from modelscape.execution.shape import AnswerShape
-from modelscape.execution.target import TargetOutput, TargetRequest
 from modelscape.providers.anthropic import AnthropicTarget
 from modelscape.providers.names import provider_target
 from modelscape.providers.openai import OpenAICompatibleTarget
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
+from modelscape.target import TargetOutput, TargetRequest
+from modelscape.target.shape import AnswerShape
 from modelscape.task.prompt import Prompt
 
 VERDICT = AnswerShape(field="verdict", choices=("yes", "no"))

@@ -10,12 +10,12 @@ from click.testing import CliRunner
 
 from modelscape.cli import main
 from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
-from modelscape.execution.target import TargetRequest
 from modelscape.report import Report, Requirement
 from modelscape.results.results import Results
 from modelscape.specs import load_spec
 from modelscape.stats import Inference
 from modelscape.store import SQLiteStore
+from modelscape.target import TargetRequest
 from modelscape.targets.oracle import OracleTarget
 
 INFERENCE = Inference(permutations=2000, resamples=200)

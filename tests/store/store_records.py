@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from modelscape.execution.target import TargetOutput
 from modelscape.results.records import Observation
+from modelscape.target import TargetOutput
 
 
 def observation(oid: str, status: str = "ok", text: str = "yes", run: str = "e1") -> Observation:

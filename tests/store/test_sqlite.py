@@ -287,8 +287,8 @@ def test_records_without_later_fields_load_with_their_defaults(tmp_path: Path) -
     """A record an earlier release wrote lacks the optional fields added since; reading it
     fills them with their defaults, as validation would."""
     from modelscape.execution.callable import CallableTarget
-    from modelscape.execution.target import TargetOutput, TargetRequest, Usage
     from modelscape.results.records import Observation
+    from modelscape.target import TargetOutput, TargetRequest, Usage
 
     def counted(request: TargetRequest) -> TargetOutput:
         usage = Usage(input_tokens=0, output_tokens=3)

@@ -261,7 +261,7 @@ def test_two_runners_on_one_store_pay_once_for_each_observation(tmp_path: Path) 
     import asyncio
 
     from modelscape.execution.callable import CallableTarget
-    from modelscape.execution.target import TargetOutput, TargetRequest
+    from modelscape.target import TargetOutput, TargetRequest
 
     calls: list[int] = []
     rule = planted("shared")

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modelscape.execution.cleaning import clean_data, clean_output, clean_text, redact_output
-from modelscape.execution.target import TargetError, TargetOutput
+from modelscape.target import TargetError, TargetOutput
+from modelscape.target.cleaning import clean_data, clean_output, clean_text, redact_output
 
 # Every code point, surrogates included (Hypothesis leaves out category Cs unless told).
 ANY_CHARACTER = st.one_of(

@@ -3,21 +3,37 @@
 Everything a target receives is a :class:`TargetRequest`: the prompt, a seed hint and settings,
 never the task, its coordinate or its step history, so a target cannot tell which variant it is
 answering. Everything it returns is a :class:`TargetOutput`, which is untrusted data.
+
+A target may also hold resources for the length of a run (a pooled HTTP session, worker
+threads, a loaded model): :class:`IdentifiedTarget` gives every target built here
+``async with target:`` and ``await target.aclose()``, which the runner uses (see
+:mod:`~modelscape.target.lifecycle`). The protocol itself asks for neither, so any object with
+an identity and an async call is still a target.
 """
 
 from __future__ import annotations
 
-from typing import Literal, Protocol, runtime_checkable
+import json
+from types import TracebackType
+from typing import Literal, Protocol, Self, runtime_checkable
 
 from pydantic import Field
 
 from modelscape._identity import Identity, JsonValue
 from modelscape._model import FrozenModel
 from modelscape.errors import ExecutionError
-from modelscape.execution.shape import AnswerShape
+from modelscape.target.shape import AnswerShape
 from modelscape.task.prompt import Prompt
 
-__all__ = ["IdentifiedTarget", "Target", "TargetError", "TargetOutput", "TargetRequest", "Usage"]
+__all__ = [
+    "IdentifiedTarget",
+    "Target",
+    "TargetError",
+    "TargetOutput",
+    "TargetRequest",
+    "Usage",
+    "as_output",
+]
 
 
 class TargetRequest(FrozenModel):
@@ -147,5 +163,48 @@ class IdentifiedTarget:
         """What shapes the replies, as named in the identity."""
         return dict(self._identity.parameters)
 
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Release what the target holds for a run; a later call opens it again as needed.
+
+        Nothing here; targets that hold a session, threads or a model override it.
+        """
+
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._identity})"
+
+
+def as_output(result: object, *, where: str = "target") -> TargetOutput:
+    """A target function's result as a :class:`TargetOutput`.
+
+    Text becomes ``text``; a dict or list becomes ``data`` with ``text`` its JSON; an output is
+    kept. Anything else is a non-retryable :class:`TargetError`, since asking again would
+    return the same wrong type.
+    """
+    if isinstance(result, TargetOutput):
+        return result
+    if isinstance(result, str):
+        return TargetOutput(text=result)
+    if isinstance(result, (dict, list)):
+        try:
+            text = json.dumps(result, ensure_ascii=False, allow_nan=False)
+            return TargetOutput(text=text, data=result)
+        except (TypeError, ValueError) as error:
+            raise TargetError(
+                f"{where} returned data that is not JSON: {error}", retryable=False
+            ) from None
+    raise TargetError(
+        f"{where} returned {type(result).__name__}; return text, a dict or list (JSON), or a "
+        "TargetOutput",
+        retryable=False,
+    )

@@ -16,7 +16,7 @@ A measure's details and a keyed measure's key come from user code and are stored
 outputs, so :func:`clean_data` makes their text valid Unicode too.
 
 An output nested too deeply to walk cannot be stored either; it fails as a non-retryable
-:class:`~modelscape.execution.target.TargetError` naming the problem.
+:class:`~modelscape.target.TargetError` naming the problem.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from typing import Any, TypeAlias
 
 from modelscape._identity import JsonValue
 from modelscape._model import trusted
-from modelscape.execution.target import TargetError, TargetOutput
+from modelscape.target.protocol import TargetError, TargetOutput
 
 __all__ = ["Redactor", "clean_data", "clean_output", "clean_text", "redact_output"]
 

@@ -1,0 +1,106 @@
+"""Kinds of target named by text, found through the ``modelscape.providers`` entry point group.
+
+A target spec such as ``openai:gpt-4o-mini`` or ``echo`` starts with a kind. Each kind is a
+:class:`Provider` that some module declares, and that a distribution registers under the entry
+point group :data:`ENTRY_POINT_GROUP`, by kind, in its ``pyproject.toml``::
+
+    [project.entry-points."modelscape.providers"]
+    mymodel = "my_package.provider:PROVIDER"
+
+modelscape registers its own kinds (the providers and the reference targets) the same way, so a
+provider that ships in another package is found exactly as a built-in one is, and adding one is
+one module (its target and its :class:`Provider`) plus one line of metadata. A kind's module is
+imported only when a target of that kind is made, so a missing optional dependency is
+reported for that kind only, by name, before anything else is tried
+(:meth:`Provider.check_installed`).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+from importlib.metadata import PackageNotFoundError, distribution, entry_points
+from typing import Any
+
+from pydantic import Field
+
+from modelscape._model import FrozenModel
+from modelscape.errors import ExecutionError
+from modelscape.target.protocol import Target
+
+__all__ = ["ENTRY_POINT_GROUP", "KIND_PATTERN", "Provider", "find_provider", "provider_kinds"]
+
+#: The entry point group that names every kind of target.
+ENTRY_POINT_GROUP = "modelscape.providers"
+#: A kind is a plain name, hyphens allowed inside (``openai-compatible``).
+KIND_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*$"
+
+
+class Provider(FrozenModel):
+    """One kind of target, as its module declares it.
+
+    ``make(argument, **options)`` builds the target that ``KIND:ARGUMENT`` names; a ``make``
+    without ``**options`` serves specs without options only. ``key_variable`` is the
+    environment variable the key is read from unless a target names another (None for kinds
+    that take no key). ``extra`` is what to install for the kind's dependencies (the pip
+    requirement, such as ``modelscape[providers]``), and ``requires`` the modules it brings,
+    checked before the kind's targets are made.
+    """
+
+    kind: str = Field(pattern=KIND_PATTERN)
+    make: Callable[..., Target]
+    key_variable: str | None = None
+    extra: str | None = None
+    requires: tuple[str, ...] = ()
+
+    def check_installed(self) -> None:
+        """Raise an error naming what to install when a module the kind needs is missing."""
+        for module in self.requires:
+            if importlib.util.find_spec(module) is None:
+                install = self.extra or module
+                raise ExecutionError(
+                    f"{self.kind} targets need {install} ({module}): pip install '{install}'"
+                )
+
+    def target(self, argument: str, **options: Any) -> Target:
+        """The target ``KIND:ARGUMENT`` names, made with ``options``."""
+        self.check_installed()
+        return self.make(argument, **options)
+
+
+def find_provider(kind: str) -> Provider | None:
+    """The provider registered for ``kind``, or None when no installed distribution has one."""
+    for entry in entry_points(group=ENTRY_POINT_GROUP, name=kind):
+        try:
+            provider = entry.load()
+        except ImportError as error:
+            raise ExecutionError(
+                f"the {kind!r} target kind ({entry.value}) cannot be imported: {error}"
+            ) from None
+        if not isinstance(provider, Provider) or provider.kind != kind:
+            raise ExecutionError(
+                f"the {ENTRY_POINT_GROUP} entry point {kind!r} names {entry.value}, which is "
+                f"not a Provider of kind {kind!r}"
+            )
+        return provider
+    if not _own_kinds_registered():
+        # An install made before the entry points existed: every shipped kind would look
+        # unknown, so say what is really wrong.
+        raise ExecutionError(
+            f"no target kind {kind!r}: modelscape's installed metadata registers no target "
+            f"kinds ({ENTRY_POINT_GROUP}); reinstall it (pip install -e . in a checkout)"
+        )
+    return None
+
+
+def provider_kinds() -> list[str]:
+    """Every kind the installed distributions register, sorted."""
+    return sorted({entry.name for entry in entry_points(group=ENTRY_POINT_GROUP)})
+
+
+def _own_kinds_registered() -> bool:
+    try:
+        own = distribution("modelscape").entry_points
+    except PackageNotFoundError:
+        return False
+    return any(entry.group == ENTRY_POINT_GROUP for entry in own)
