@@ -21,6 +21,7 @@ from modelscape._model import FrozenModel, trusted
 from modelscape.answers import Answer
 from modelscape.errors import AnalysisError, ExecutionError
 from modelscape.target import TargetOutput
+from modelscape.task.coordinate import same_value
 from modelscape.task.space import Variant
 
 __all__ = [
@@ -247,7 +248,7 @@ def answer_change(answer: Answer) -> KeyedDifference:
 
 def _same_answer(read: AxisValue, reference: AxisValue) -> bool:
     if isinstance(read, bool) or isinstance(reference, bool):
-        return type(read) is type(reference) and read == reference
+        return same_value(read, reference)  # a boolean answer is never 1 or 0
     if isinstance(read, (int, float)) and isinstance(reference, (int, float)):
         return float(read) == float(reference)
     if isinstance(read, str) and isinstance(reference, str):

@@ -14,12 +14,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from modelscape.analysis.cells import Prepared
-from modelscape.analysis.common import quiet_caveats, same
+from modelscape.analysis.common import quiet_caveats
 from modelscape.analysis.readable import Readable, case_shortfall, first_reason
 from modelscape.records.run import RunRecords
 from modelscape.stats import Inference, cluster_mean, random_stream, smoothed_interval
 from modelscape.stats.excess import FloatArray, group_cases
-from modelscape.task.coordinate import Coordinate
+from modelscape.task.coordinate import Coordinate, same_value
 
 __all__ = ["Spurious", "Tally"]
 
@@ -70,7 +70,7 @@ class Tally:
     ) -> None:
         """Count one step over the chosen cases, with its prepared matrices."""
         for case in cases:
-            kept = same(records.reference(case, first), records.reference(case, second))
+            kept = same_value(records.reference(case, first), records.reference(case, second))
             if kept:
                 self.kept_pairs += 1
             else:
@@ -80,7 +80,7 @@ class Tally:
         excess = (found.between - found.within).tolist()
         for index, case in enumerate(found.cases):
             matrix, n_a = found.matrices[index], found.sizes[index]
-            if same(records.reference(case, first), records.reference(case, second)):
+            if same_value(records.reference(case, first), records.reference(case, second)):
                 self.units.append((matrix, n_a))
                 self.clusters.append(case)
                 self.excess.append(excess[index])

@@ -26,14 +26,13 @@ from modelscape.stats import (
     holm,
     random_stream,
 )
-from modelscape.task.coordinate import Coordinate, value_key
+from modelscape.task.coordinate import Coordinate, same_value, value_key
 
 __all__ = [
     "Summaries",
     "axis_line",
     "case_list",
     "quiet_caveats",
-    "same",
     "select_boundaries",
     "summarize_metric",
     "transition_key",
@@ -52,11 +51,6 @@ def quiet_caveats() -> Iterator[None]:
         warnings.simplefilter("ignore", DegenerateIntervalWarning)
         warnings.simplefilter("ignore", FewCasesWarning)
         yield
-
-
-def same(left: object, right: object) -> bool:
-    """Equal values of the same type (True is not 1)."""
-    return type(left) is type(right) and left == right
 
 
 def transition_key(
@@ -96,7 +90,7 @@ def varied_axes(results: RunRecords) -> tuple[AxisRecord, ...]:
     return tuple(
         axis
         for axis in results.experiment.axes
-        if any(not same(c[axis.name], axis.baseline) for c in coordinates)
+        if any(not same_value(c[axis.name], axis.baseline) for c in coordinates)
     )
 
 

@@ -11,7 +11,6 @@ from modelscape.analysis.common import (
     axis_line,
     case_list,
     quiet_caveats,
-    same,
     select_boundaries,
     summarize_metric,
     transition_key,
@@ -27,7 +26,7 @@ from modelscape.analysis.transitions import compare_transitions
 from modelscape.records.run import RunRecords
 from modelscape.stats import BoundaryCriterion, Inference, check_permutations
 from modelscape.stats.compare import Comparison
-from modelscape.task.coordinate import Coordinate
+from modelscape.task.coordinate import Coordinate, same_value
 
 __all__ = ["profile", "profiles", "sensitivity", "transitions", "variability"]
 
@@ -212,7 +211,9 @@ def transitions(
         for axis in results.experiment.axes:
             if axis.scale == "nominal":
                 continue
-            position = next(i for i, v in enumerate(axis.values) if same(v, coordinate[axis.name]))
+            position = next(
+                i for i, v in enumerate(axis.values) if same_value(v, coordinate[axis.name])
+            )
             if position + 1 >= len(axis.values):
                 continue
             neighbour = coordinate.moved(axis.name, axis.values[position + 1])

@@ -8,12 +8,12 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 
 from modelscape._identity import AxisValue
-from modelscape.analysis.common import quiet_caveats, same
+from modelscape.analysis.common import quiet_caveats
 from modelscape.analysis.records import Threshold, ThresholdCase
 from modelscape.answers import Answer
 from modelscape.records.run import RunRecords
 from modelscape.stats import Inference, bootstrap_mean, random_stream
-from modelscape.task.coordinate import Coordinate
+from modelscape.task.coordinate import Coordinate, same_value
 
 __all__ = ["crossing", "isotonic", "threshold"]
 
@@ -76,7 +76,7 @@ def threshold(
     expected_points: list[float] = []
     for case in cases:
         refs = [results.reference(case, c) for c in line]
-        changes = [i for i in range(1, len(refs)) if not same(refs[i], refs[i - 1])]
+        changes = [i for i in range(1, len(refs)) if not same_value(refs[i], refs[i - 1])]
         if len(changes) != 1 or refs[0] is None:
             continue
         flip = changes[0]
@@ -86,7 +86,7 @@ def threshold(
         weights: list[float] = []
         for coordinate in line:
             outputs = results.outputs(target, case, results.key(coordinate))
-            hits = [same(answer(o.output), after) for o in outputs]
+            hits = [same_value(answer(o.output), after) for o in outputs]
             shares.append(sum(hits) / len(hits) if hits else 0.0)
             weights.append(float(len(hits)))
             for o in outputs:

@@ -18,6 +18,7 @@ from modelscape.builder.draft import jsonable
 from modelscape.builder.pieces import split
 from modelscape.builder.state import Data, attribute_values, lexicon_of, prompt_texts, slots_of
 from modelscape.errors import SpecError
+from modelscape.task.coordinate import same_value
 from modelscape.templates.lexicon import Lexicon
 
 __all__ = ["view"]
@@ -51,7 +52,7 @@ def _row(lexicon: Lexicon, index: int, labels: list[AxisValue]) -> dict[str, Any
 
 
 def _has(texts: Mapping[AxisValue, str], version: AxisValue) -> bool:
-    return any(type(k) is type(version) and k == version for k in texts)
+    return any(same_value(k, version) for k in texts)
 
 
 def _slots(data: Data, labels: list[AxisValue]) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from typing import Any
 
 from modelscape.analysis.records import AxisSensitivity, BehaviorProfile, Transition
 from modelscape.pages.scenario import show_value
+from modelscape.task.coordinate import same_value
 
 __all__ = ["PALETTE", "SYMBOLS", "label", "profile_figure", "sensitivity_figure"]
 
@@ -80,7 +81,7 @@ def profile_figure(
         if numeric:
             return float(value)
         for i, candidate in enumerate(values):
-            if type(candidate) is type(value) and candidate == value:
+            if same_value(candidate, value):
                 return float(i)
         return float("nan")
 

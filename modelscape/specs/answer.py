@@ -19,9 +19,9 @@ from modelscape.specs.problems import (
     message,
     nearest,
     read_condition,
-    same,
     scalar,
 )
+from modelscape.task.coordinate import same_value
 from modelscape.templates.template import Template
 
 __all__ = ["read_answer"]
@@ -111,7 +111,7 @@ def read_correct(
             known = template.values(attribute)
             for key in table:
                 check_value(at(where, key), key, attribute, known, problems)
-            missing = [k for k in known if not any(same(k, t) for t in table)]
+            missing = [k for k in known if not any(same_value(k, t) for t in table)]
             if missing:
                 problems.add(where, f"no answer for values {missing}")
         for key, answer in table.items():

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from modelscape._identity import AxisValue
 from modelscape.specs.model import Condition
+from modelscape.task.coordinate import same_value
 from modelscape.templates.template import Template
 
 __all__ = [
@@ -31,7 +32,6 @@ __all__ = [
     "message",
     "nearest",
     "read_condition",
-    "same",
     "scalar",
 ]
 
@@ -54,14 +54,9 @@ def item(path: str, index: int) -> str:
     return f"{path}[{index}]"
 
 
-def same(left: object, right: object) -> bool:
-    """Equal and of the same type: ``True`` is not ``1``, and ``1`` is not ``1.0``."""
-    return type(left) is type(right) and left == right
-
-
 def among(value: object, options: Sequence[object]) -> bool:
     """Whether ``value`` is one of ``options``, compared as ``same`` does."""
-    return any(same(value, option) for option in options)
+    return any(same_value(value, option) for option in options)
 
 
 def nearest(word: object, options: Sequence[object]) -> str:

@@ -18,20 +18,17 @@ from modelscape.errors import SpecError, TaskSpaceError, TemplateError
 from modelscape.scenario import Scenario
 from modelscape.specs.model import AnswerSpec, Condition, Correct, Varied
 from modelscape.specs.read import read_spec
+from modelscape.task.coordinate import same_value
 from modelscape.templates.lexicon import Lexicon
 from modelscape.templates.template import Template
 
 __all__ = ["Spec"]
 
 
-def _same(left: object, right: object) -> bool:
-    return type(left) is type(right) and left == right
-
-
 def _matches(value: object, condition: Condition) -> bool:
     if isinstance(condition, tuple):
-        return any(_same(value, option) for option in condition)
-    return _same(value, condition)
+        return any(same_value(value, option) for option in condition)
+    return same_value(value, condition)
 
 
 class _Reference:
@@ -45,7 +42,7 @@ class _Reference:
         if isinstance(correct, dict):
             ((attribute, table),) = correct.items()
             value = attributes.get(attribute)
-            return next((a for k, a in table.items() if _same(k, value)), None)
+            return next((a for k, a in table.items() if same_value(k, value)), None)
         if isinstance(correct, tuple):
             for row in correct:
                 if all(_matches(attributes.get(k), c) for k, c in row.items() if k != "answer"):

@@ -19,6 +19,7 @@ from modelscape.errors import ExecutionError
 from modelscape.scenario import Scenario
 from modelscape.target import TargetError, TargetOutput, TargetRequest
 from modelscape.targets.reference import Flip, _ReferenceTarget
+from modelscape.task.coordinate import same_value
 
 __all__ = ["OracleTarget"]
 
@@ -90,6 +91,6 @@ class OracleTarget(_ReferenceTarget):
         if self.noise:
             rng = random.Random(request.seed)
             if rng.random() < self.noise:
-                others = [c for c in self.choices if c != value or type(c) is not type(value)]
+                others = [c for c in self.choices if not same_value(c, value)]
                 value = rng.choice(others or list(self.choices))
         return self._reply(value)

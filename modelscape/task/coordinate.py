@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 
 from modelscape._identity import AxisValue
 
-__all__ = ["Coordinate", "value_key"]
+__all__ = ["Coordinate", "same_value", "value_key"]
 
 
 def value_key(value: AxisValue) -> tuple[str, AxisValue]:
@@ -15,6 +15,15 @@ def value_key(value: AxisValue) -> tuple[str, AxisValue]:
     They compare equal in Python; the type name keeps them apart in hashes and equality.
     """
     return (type(value).__name__, value)
+
+
+def same_value(left: object, right: object) -> bool:
+    """Equal and of one type: ``True`` is not ``1``, and ``1`` is not ``1.0``.
+
+    Python calls those equal; an axis value, an answer or a label must not, so every place
+    that compares two such values asks this one function.
+    """
+    return type(left) is type(right) and left == right
 
 
 class Coordinate(Mapping[str, AxisValue]):

@@ -9,7 +9,7 @@ from typing import Any, Literal
 from modelscape._identity import AxisValue
 from modelscape._model import FrozenModel
 from modelscape.errors import TaskSpaceError
-from modelscape.task.coordinate import Coordinate, value_key
+from modelscape.task.coordinate import Coordinate, same_value, value_key
 from modelscape.task.space import TaskSpace
 
 __all__ = ["Grid", "Sweep", "axis_roles"]
@@ -96,7 +96,7 @@ def axis_roles(
             for coordinate in coordinates:
                 key = tuple(value_key(coordinate[o]) for o in others)
                 answer = reference(case, coordinate)
-                if key in seen and not _same(seen[key], answer):
+                if key in seen and not same_value(seen[key], answer):
                     causal = True
                     break
                 seen.setdefault(key, answer)
@@ -104,7 +104,3 @@ def axis_roles(
                 break
         roles[axis] = "causal" if causal else "invariant"
     return roles
-
-
-def _same(left: object, right: object) -> bool:
-    return type(left) is type(right) and left == right

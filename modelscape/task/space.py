@@ -12,7 +12,7 @@ from pydantic import SerializeAsAny
 from modelscape._identity import AxisValue, Identity, content_id
 from modelscape._model import FrozenModel
 from modelscape.errors import PerturbationError, TaskSpaceError
-from modelscape.task.coordinate import Coordinate
+from modelscape.task.coordinate import Coordinate, same_value
 from modelscape.task.language import Attribute, Task
 from modelscape.task.prompt import Prompt, Realizer
 from modelscape.task.steps import Change, Perturbation, Step, apply_step, perturbation
@@ -34,10 +34,6 @@ ValueT = TypeVar("ValueT")
 #: How an axis's values relate: unordered labels, ordered levels, or numbers.
 Scale: TypeAlias = Literal["nominal", "ordinal", "numeric"]
 _SCALES = ("nominal", "ordinal", "numeric")
-
-
-def _same(left: object, right: object) -> bool:
-    return type(left) is type(right) and left == right
 
 
 class Axis(Generic[TaskT, ValueT]):
@@ -91,7 +87,7 @@ class Axis(Generic[TaskT, ValueT]):
                 raise TaskSpaceError(f"{where}: numeric values must increase, got {self.values!r}")
         if baseline is None:
             baseline = self.values[0]
-        if not any(_same(baseline, v) for v in self.values):
+        if not any(same_value(baseline, v) for v in self.values):
             raise TaskSpaceError(
                 f"{where}: baseline {baseline!r} is not one of its values {list(self.values)!r}"
             )
@@ -136,7 +132,7 @@ class Variant(FrozenModel):
 
     def changed(self, baseline: Mapping[str, AxisValue]) -> tuple[str, ...]:
         """The axes on which this variant differs from ``baseline``."""
-        return tuple(k for k, v in self.coordinate.items() if not _same(baseline.get(k), v))
+        return tuple(k for k, v in self.coordinate.items() if not same_value(baseline.get(k), v))
 
 
 class TaskSpace(Generic[TaskT]):
@@ -246,7 +242,7 @@ class TaskSpace(Generic[TaskT]):
         to_apply = [
             axis
             for axis in self.axes
-            if not _same(self._attributes[axis.name](task), coordinate[axis.name])
+            if not same_value(self._attributes[axis.name](task), coordinate[axis.name])
         ]
         for number, axis in enumerate(to_apply, start=1):
             target = coordinate[axis.name]
@@ -259,7 +255,7 @@ class TaskSpace(Generic[TaskT]):
             steps.append(step)
         final = {name: get(task) for name, get in self._attributes.items()}
         for name, value in coordinate.items():
-            if not _same(final[name], value):
+            if not same_value(final[name], value):
                 raise PerturbationError(
                     f"case {case!r}: the final task has {name}={final[name]!r} but the "
                     f"coordinate asks for {value!r}"

@@ -23,16 +23,13 @@ from typing import Any, Generic, TypeVar, overload
 from modelscape._identity import AxisValue, Identity
 from modelscape._model import FrozenModel
 from modelscape.errors import PerturbationError, TaskSpaceError
+from modelscape.task.coordinate import same_value
 from modelscape.task.language import Task
 
 __all__ = ["Change", "Perturbation", "Step", "apply_step", "perturbation"]
 
 TaskT = TypeVar("TaskT", bound=Task)
 ValueT = TypeVar("ValueT")
-
-
-def _same(left: object, right: object) -> bool:
-    return type(left) is type(right) and left == right
 
 
 class Perturbation(Generic[TaskT, ValueT]):
@@ -132,7 +129,7 @@ def _difference(first: Task, second: Task) -> str:
     """Where two tasks of one language differ first: an attribute, else a field."""
     a, b = _values(first), _values(second)
     for name in a:
-        if not _same(a[name], b.get(name)):
+        if not same_value(a[name], b.get(name)):
             return f"attribute {name!r} is {a[name]!r} once and {b.get(name)!r} the other time"
     fields, others = first.model_dump(mode="json"), second.model_dump(mode="json")
     for key in fields:
@@ -166,14 +163,14 @@ def apply_step(
         )
     after = _values(moved)
     after.update((name, read(moved)) for name, read in axes.items())
-    if not _same(after[own], target):
+    if not same_value(after[own], target):
         raise PerturbationError(
             f"{where}: attribute {own!r} is {after[own]!r} afterwards; a perturbation must set "
             "its own attribute to the value it is given"
         )
     also: list[Change] = []
     for name, value in before.items():
-        if name == own or _same(after.get(name), value):
+        if name == own or same_value(after.get(name), value):
             continue
         if name in axes:
             raise PerturbationError(

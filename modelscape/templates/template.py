@@ -18,6 +18,7 @@ from typing import Any, TypeAlias
 
 from modelscape._identity import AxisValue, Identity
 from modelscape.errors import TemplateError
+from modelscape.task.coordinate import same_value
 from modelscape.task.language import Attribute
 from modelscape.task.prompt import Message, Prompt
 from modelscape.task.space import Axis, Perturbation, Scale, TaskSpace
@@ -31,10 +32,6 @@ __all__ = ["Filling", "Reference", "Template", "Versions"]
 Versions: TypeAlias = Mapping[str, Mapping[AxisValue, str]]
 #: Computes the correct answer from a filling's attributes (None when there is none).
 Reference: TypeAlias = Callable[[Mapping[str, AxisValue]], AxisValue | None]
-
-
-def _same(left: object, right: object) -> bool:
-    return type(left) is type(right) and left == right
 
 
 class Template:
@@ -89,7 +86,9 @@ class Template:
         self._check_slots()
         for slot, lexicon in self.slots.items():
             if lexicon.versioned:
-                missing = [v for v in self.texts if not any(_same(v, k) for k in lexicon.versions)]
+                missing = [
+                    v for v in self.texts if not any(same_value(v, k) for k in lexicon.versions)
+                ]
                 if self.versions_attribute is None or missing:
                     raise TemplateError(
                         f"template {name!r}, slot {slot!r}: its texts are per version "
@@ -181,7 +180,7 @@ class Template:
                 raise TemplateError(f"template {self.name!r}, slot {slot!r}: {error}") from None
         if self.versions_attribute is not None:
             version = filling.values[self.versions_attribute]
-            if not any(_same(version, v) for v in self.texts):
+            if not any(same_value(version, v) for v in self.texts):
                 raise TemplateError(
                     f"template {self.name!r}: no prompt version {version!r}; "
                     f"versions: {list(self.texts)}"
@@ -197,7 +196,7 @@ class Template:
         """The prompt of a filling: slots substituted, lines emptied by empty slots dropped."""
         version = filling.values[self.versions_attribute] if self.versions_attribute else None
         key = version if version is not None else ""
-        text = next(t for k, t in self.texts.items() if _same(k, key))
+        text = next(t for k, t in self.texts.items() if same_value(k, key))
         texts = {slot: filling.entry(slot).text_in(version) for slot in self.slots}
         system = fill(self.system, texts) if self.system is not None else None
         return Prompt(
@@ -275,9 +274,9 @@ class Template:
             candidates = [
                 entry.label
                 for entry in lexicon
-                if (slot not in fixed or _same(entry.label, fixed[slot]))
+                if (slot not in fixed or same_value(entry.label, fixed[slot]))
                 and all(
-                    _same(entry.properties.get(name.partition(".")[2]), value)
+                    same_value(entry.properties.get(name.partition(".")[2]), value)
                     for name, value in fixed.items()
                     if name.partition(".")[0] == slot and "." in name
                 )
