@@ -26,6 +26,7 @@ from modelscape.errors import AnalysisError
 from modelscape.measures import key_distance
 from modelscape.records.run import CoordinateKey, Derived, RunRecords
 from modelscape.records.stored import Observation
+from modelscape.stats.excess import between_and_within, block_sums
 
 __all__ = ["Comparand", "MeasureView", "MeasureViews", "Prepared", "prepare"]
 
@@ -238,20 +239,6 @@ class MeasureView:
         return float(upper.mean()), n, ids
 
 
-def _parts(stack: FloatArray, n_a: int) -> tuple[FloatArray, FloatArray]:
-    """Between and mean within of every matrix of a (cases, n, n) stack, as in STATS.md.
-
-    Each within-mean over pairs i < j is the full block's sum over n(n − 1): the matrices are
-    symmetric with a zero diagonal.
-    """
-    n_b = stack.shape[1] - n_a
-    between = stack[:, :n_a, n_a:].sum(axis=(1, 2)) / (n_a * n_b)
-    within_a = stack[:, :n_a, :n_a].sum(axis=(1, 2)) / (n_a * (n_a - 1))
-    within_b = stack[:, n_a:, n_a:].sum(axis=(1, 2)) / (n_b * (n_b - 1))
-    within: FloatArray = (within_a + within_b) / 2
-    return between, within
-
-
 def _numbers(first: _Cell, second: _Cell) -> tuple[FloatArray, FloatArray]:
     if first.numbers is None or second.numbers is None:
         raise AnalysisError("internal: cells without numeric keys cannot be stacked")
@@ -308,7 +295,7 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
             for index, (matrix, matrix_ids) in zip(members, built, strict=True):
                 matrices[index], ids[index] = matrix, matrix_ids
             stack = np.stack([matrix for matrix, _ in built])
-        parts = _parts(stack, n_a)
+        parts = between_and_within(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
         between[members] = parts[0]
         within[members] = parts[1]
     found = shared[key] = Prepared(

@@ -28,9 +28,12 @@ from modelscape.errors import AnalysisError
 
 __all__ = [
     "CaseGroup",
+    "between_and_within",
+    "block_sums",
     "excess_kernel",
     "excess_of_groups",
     "excess_of_labelings",
+    "excess_of_sums",
     "excess_per_case",
     "excess_per_cases",
     "excess_table",
@@ -122,14 +125,41 @@ def _check_matrix(matrix: npt.ArrayLike, n_a: int, where: str) -> FloatArray:
     return distances
 
 
+def block_sums(stack: FloatArray, n_a: int) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """The distance sums of every matrix in a (cases, n, n) stack whose first n_a outputs are
+    at a: across a and b, inside a, and inside b (each inside sum over ordered pairs)."""
+    across = stack[:, :n_a, n_a:].sum(axis=(1, 2))
+    inside_a = stack[:, :n_a, :n_a].sum(axis=(1, 2))
+    inside_b = stack[:, n_a:, n_a:].sum(axis=(1, 2))
+    return across, inside_a, inside_b
+
+
+def between_and_within(
+    across: FloatArray, inside_a: FloatArray, inside_b: FloatArray, n_a: int, n_b: int
+) -> tuple[FloatArray, FloatArray]:
+    """The between mean and the mean of the two within means, from distance sums.
+
+    An inside sum runs over ordered pairs of distinct outputs (a symmetric matrix with a zero
+    diagonal counts each pair twice), so the mean over pairs i < j divides it by n(n − 1).
+    """
+    between: FloatArray = across / (n_a * n_b)
+    within: FloatArray = (inside_a / (n_a * (n_a - 1)) + inside_b / (n_b * (n_b - 1))) / 2
+    return between, within
+
+
+def excess_of_sums(
+    across: FloatArray, inside_a: FloatArray, inside_b: FloatArray, n_a: int, n_b: int
+) -> FloatArray:
+    """The excess e = between − (within_a + within_b) / 2 (module docstring), from distance
+    sums; the one place the formula is written, whatever computed the sums."""
+    between, within = between_and_within(across, inside_a, inside_b, n_a, n_b)
+    result: FloatArray = between - within
+    return result
+
+
 def _excess_of_stack(stack: FloatArray, n_a: int) -> FloatArray:
     """Excess of every matrix in a (cases, n, n) stack whose first n_a outputs are at a."""
-    n_b = stack.shape[1] - n_a
-    between = stack[:, :n_a, n_a:].sum(axis=(1, 2)) / (n_a * n_b)
-    within_a = stack[:, :n_a, :n_a].sum(axis=(1, 2)) / (n_a * (n_a - 1))
-    within_b = stack[:, n_a:, n_a:].sum(axis=(1, 2)) / (n_b * (n_b - 1))
-    result: FloatArray = between - (within_a + within_b) / 2
-    return result
+    return excess_of_sums(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
 
 
 def excess_per_case(matrix: npt.ArrayLike, n_a: int) -> float:
@@ -166,11 +196,7 @@ def excess_kernel(labeling: npt.ArrayLike) -> FloatArray:
     n_b = z.size - n_a
     _check_sizes(n_a, n_b, "labeling")
     w = 1.0 - z
-    kernel: FloatArray = (
-        np.outer(z, w) / (n_a * n_b)
-        - (np.outer(z, z) / (n_a * (n_a - 1)) + np.outer(w, w) / (n_b * (n_b - 1))) / 2
-    )
-    return kernel
+    return excess_of_sums(np.outer(z, w), np.outer(z, z), np.outer(w, w), n_a, n_b)
 
 
 @lru_cache(maxsize=64)
@@ -189,13 +215,12 @@ def _kernels(n_a: int, n_b: int) -> FloatArray:
     """K(z) for every labeling, flattened to (n², labelings) for one matrix product."""
     z = _labelings(n_a, n_b).astype(np.float64)
     w = 1.0 - z
-    kernels = (
-        z[:, :, None] * w[:, None, :] / (n_a * n_b)
-        - (
-            z[:, :, None] * z[:, None, :] / (n_a * (n_a - 1))
-            + w[:, :, None] * w[:, None, :] / (n_b * (n_b - 1))
-        )
-        / 2
+    kernels = excess_of_sums(
+        z[:, :, None] * w[:, None, :],
+        z[:, :, None] * z[:, None, :],
+        w[:, :, None] * w[:, None, :],
+        n_a,
+        n_b,
     )
     flat: FloatArray = np.ascontiguousarray(kernels.reshape(z.shape[0], -1).T)
     flat.setflags(write=False)
@@ -216,10 +241,7 @@ def excess_of_labelings(stack: FloatArray, n_a: int, labelings: BoolArray) -> Fl
     toward_rest = row_sums @ z.T  # zᵀ D 1 per case and labeling
     across = toward_rest - inside_a
     inside_b = totals - 2 * toward_rest + inside_a
-    result: FloatArray = (
-        across / (n_a * n_b) - (inside_a / (n_a * (n_a - 1)) + inside_b / (n_b * (n_b - 1))) / 2
-    )
-    return result
+    return excess_of_sums(across, inside_a, inside_b, n_a, n_b)
 
 
 def excess_table(stack: FloatArray, n_a: int) -> FloatArray:

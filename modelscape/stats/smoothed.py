@@ -47,7 +47,7 @@ from scipy.special import gammaln
 from modelscape.errors import AnalysisError
 from modelscape.stats.bootstrap import Interval, bootstrap_interval
 from modelscape.stats.diagnostics import FewCasesWarning, warn
-from modelscape.stats.excess import CaseGroup, FloatArray, excess_of_groups
+from modelscape.stats.excess import CaseGroup, FloatArray, excess_of_groups, excess_of_sums
 
 __all__ = ["CASES_FOR_COVERAGE", "cluster_variance", "smoothed_interval", "unit_models"]
 
@@ -116,10 +116,7 @@ def _excess_of_counts(
     across = np.einsum("...uk,...uk->...u", counts_a, toward_b)
     inside_a = np.einsum("...uk,...uk->...u", counts_a, toward_a)
     inside_b = np.einsum("...uk,...uk->...u", counts_b, toward_b)
-    result: FloatArray = (
-        across / (n_a * n_b) - (inside_a / (n_a * (n_a - 1)) + inside_b / (n_b * (n_b - 1))) / 2
-    )
-    return result
+    return excess_of_sums(across, inside_a, inside_b, n_a, n_b)
 
 
 def _model_excess(distances: FloatArray, model_a: FloatArray, model_b: FloatArray) -> FloatArray:
@@ -180,10 +177,7 @@ def _tabulated(
     across = np.einsum("ik,ukl,jl->uij", counts_a, distances, counts_b)
     inside_a = np.einsum("ik,ukl,il->ui", counts_a, distances, counts_a)
     inside_b = np.einsum("jk,ukl,jl->uj", counts_b, distances, counts_b)
-    values = (
-        across / (n_a * n_b)
-        - (inside_a[:, :, None] / (n_a * (n_a - 1)) + inside_b[:, None, :] / (n_b * (n_b - 1))) / 2
-    )
+    values = excess_of_sums(across, inside_a[:, :, None], inside_b[:, None, :], n_a, n_b)
     picked_a = _draw(_probabilities(counts_a, log_a, model_a), resamples, rng)
     picked_b = _draw(_probabilities(counts_b, log_b, model_b), resamples, rng)
     rows = np.arange(units)[None, :]
