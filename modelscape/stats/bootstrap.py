@@ -70,16 +70,6 @@ def bootstrap_distribution(
     return result
 
 
-def _quantiles(ordered: FloatArray, levels: FloatArray) -> FloatArray:
-    """Linear-interpolation quantiles (Hyndman & Fan 1996, type 7) of a sorted sample."""
-    position = levels * (ordered.size - 1)
-    below = np.clip(np.floor(position).astype(np.intp), 0, ordered.size - 1)
-    above = np.minimum(below + 1, ordered.size - 1)
-    fraction = position - below
-    result: FloatArray = ordered[below] + fraction * (ordered[above] - ordered[below])
-    return result
-
-
 def _bca_levels(
     estimate: float, ordered: FloatArray, jackknife: FloatArray, tail: float
 ) -> FloatArray | None:
@@ -146,7 +136,8 @@ def bootstrap_interval(
         levels = _bca_levels(estimate, values, np.asarray(jackknife, dtype=np.float64), tail)
     if levels is None:  # percentile interval, or BCa undefined (no jackknife spread)
         levels = np.array([tail, 1.0 - tail])
-    low, high = _quantiles(values, levels)
+    # Linear-interpolation quantiles (Hyndman & Fan 1996, type 7; numpy's default method).
+    low, high = np.quantile(values, levels, method="linear")
     return Interval(low=float(low), high=float(high), distribution=resampled)
 
 
