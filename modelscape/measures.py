@@ -37,6 +37,8 @@ __all__ = [
     "answer_change",
     "answer_metrics",
     "key_distance",
+    "key_distances",
+    "key_numbers",
 ]
 
 Distance: TypeAlias = Literal["discrete", "absolute", "euclidean"]
@@ -180,28 +182,59 @@ PointMetric: TypeAlias = CallableMetric
 DifferenceMeasure: TypeAlias = CallableDifference | KeyedDifference
 
 
-def key_distance(distance: str, keys: Sequence[JsonValue]) -> NDArray[np.float64]:
-    """The matrix of distances between keys, vectorised."""
-    n = len(keys)
+def key_numbers(
+    distance: str, keys: Sequence[JsonValue], codes: dict[str, int] | None = None
+) -> NDArray[np.float64] | None:
+    """Keys as the numbers :func:`key_distances` compares, or None when a key does not fit.
+
+    Discrete keys become a code per distinct key (``codes`` carries them across calls, so the
+    keys of many cells share one code book), absolute keys their values, euclidean keys their
+    vectors, one row each. An unknown distance is refused with its name.
+    """
     if distance == "discrete":
-        codes: dict[str, int] = {}
-        labels = np.array([codes.setdefault(canonical_json(k), len(codes)) for k in keys])
-        discrete: NDArray[np.float64] = (labels[:, None] != labels[None, :]).astype(np.float64)
+        book = {} if codes is None else codes
+        return np.array(
+            [book.setdefault(canonical_json(k), len(book)) for k in keys], dtype=np.float64
+        )
+    if distance == "absolute":
+        if not all(isinstance(k, int | float) for k in keys):
+            return None
+        return np.array([float(k) for k in keys], dtype=np.float64)  # type: ignore[arg-type]
+    if distance == "euclidean":
+        if not all(isinstance(k, list) for k in keys):
+            return None
+        try:
+            vectors = np.array(keys, dtype=np.float64)
+        except (TypeError, ValueError):
+            return None
+        return vectors if vectors.ndim == 2 else None
+    raise AnalysisError(f"unknown key distance {distance!r}: use discrete, absolute or euclidean")
+
+
+def key_distances(distance: str, numbers: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Distance matrices of stacked keys from :func:`key_numbers`: (cases, n) or
+    (cases, n, dim) -> (cases, n, n). The one place each distance's formula is written."""
+    if distance == "discrete":
+        discrete: NDArray[np.float64] = (numbers[:, :, None] != numbers[:, None, :]).astype(
+            np.float64
+        )
         return discrete
     if distance == "absolute":
-        values = np.array([float(k) if isinstance(k, (int, float)) else np.nan for k in keys])
-        if np.isnan(values).any():
-            raise AnalysisError("an absolute distance needs numeric keys for every output")
-        absolute: NDArray[np.float64] = np.abs(values[:, None] - values[None, :])
+        absolute: NDArray[np.float64] = np.abs(numbers[:, :, None] - numbers[:, None, :])
         return absolute
-    if distance == "euclidean":
-        vectors = np.array([list(k) if isinstance(k, list) else [] for k in keys], dtype=np.float64)
-        if vectors.ndim != 2 or vectors.shape[0] != n:
-            raise AnalysisError("a euclidean distance needs vectors of one length for every output")
-        diff = vectors[:, None, :] - vectors[None, :, :]
-        euclidean: NDArray[np.float64] = np.sqrt((diff**2).sum(axis=-1))
-        return euclidean
-    raise AnalysisError(f"unknown key distance {distance!r}: use discrete, absolute or euclidean")
+    difference = numbers[:, :, None, :] - numbers[:, None, :, :]
+    euclidean: NDArray[np.float64] = np.sqrt((difference**2).sum(axis=-1))
+    return euclidean
+
+
+def key_distance(distance: str, keys: Sequence[JsonValue]) -> NDArray[np.float64]:
+    """The matrix of distances between keys, vectorised; says which keys do not fit."""
+    numbers = key_numbers(distance, keys)
+    if numbers is None:
+        needs = "numeric keys" if distance == "absolute" else "vectors of one length"
+        raise AnalysisError(f"an {distance} distance needs {needs} for every output")
+    matrix: NDArray[np.float64] = key_distances(distance, numbers[None])[0]
+    return matrix
 
 
 def answer_metrics(answer: Answer) -> tuple[CallableMetric, CallableMetric]:

@@ -90,6 +90,10 @@ def test_key_distances() -> None:
         key_distance("absolute", ["x", 1])
     with pytest.raises(ModelscapeError):
         key_distance("cosine", [1])
+    with pytest.raises(ModelscapeError, match="vectors of one length"):
+        key_distance("euclidean", [[0, 0], [1]])  # ragged: refused, not a numpy error
+    with pytest.raises(ModelscapeError, match="vectors of one length"):
+        key_distance("euclidean", [1, 2])  # not vectors: refused, not distances of zero
 
 
 def test_answer_metrics_and_answer_change() -> None:

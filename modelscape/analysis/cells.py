@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from modelscape._identity import AxisValue, JsonValue, canonical_json
+from modelscape._identity import AxisValue, JsonValue
 from modelscape.errors import AnalysisError
-from modelscape.measures import key_distance
+from modelscape.measures import key_distance, key_distances, key_numbers
 from modelscape.records.run import CoordinateKey, Derived, RunRecords
 from modelscape.records.stored import Observation
 from modelscape.stats.excess import between_and_within, block_sums
@@ -147,45 +147,13 @@ class MeasureView:
         return _Cell(outputs, tuple(ids), tuple(keys), self._numbers(keys))
 
     def _numbers(self, keys: Sequence[JsonValue]) -> FloatArray | None:
-        """Keys as numbers for the vectorised distances: codes, values or vectors.
+        """Keys as numbers for the vectorised distances (None: the matrix is then built by
+        :func:`~modelscape.measures.key_distance`, which raises the error that explains it)."""
+        return key_numbers(self.distance, keys, self._codes)
 
-        None when a key does not fit the distance; the matrix is then built by
-        :func:`~modelscape.measures.key_distance`, which raises the error that explains it.
-        """
-        if self.distance == "discrete":
-            codes = self._codes
-            return np.array(
-                [codes.setdefault(canonical_json(k), len(codes)) for k in keys], dtype=np.float64
-            )
-        if self.distance == "absolute":
-            if not all(isinstance(k, int | float) for k in keys):
-                return None
-            return np.array([float(k) for k in keys], dtype=np.float64)  # type: ignore[arg-type]
-        if self.distance == "euclidean":
-            if not all(isinstance(k, list) for k in keys):
-                return None
-            try:
-                vectors = np.array(keys, dtype=np.float64)
-            except (TypeError, ValueError):
-                return None
-            return vectors if vectors.ndim == 2 else None
-        return None
-
-    # -- matrices --------------------------------------------------------------------------
     def _distances(self, numbers: FloatArray) -> FloatArray:
-        """Distance matrices of stacked keys: (cases, n) or (cases, n, dim) -> (cases, n, n).
-
-        The same formulas as :func:`~modelscape.measures.key_distance`, over many cases.
-        """
-        if self.distance == "discrete":
-            discrete: FloatArray = (numbers[:, :, None] != numbers[:, None, :]).astype(np.float64)
-            return discrete
-        if self.distance == "absolute":
-            absolute: FloatArray = np.abs(numbers[:, :, None] - numbers[:, None, :])
-            return absolute
-        difference = numbers[:, :, None, :] - numbers[:, None, :, :]
-        euclidean: FloatArray = np.sqrt((difference**2).sum(axis=-1))
-        return euclidean
+        """Distance matrices of stacked keys: (cases, n) or (cases, n, dim) -> (cases, n, n)."""
+        return key_distances(self.distance, numbers)
 
     def matrix(self, outputs: Sequence[Observation]) -> tuple[FloatArray, tuple[str, ...]]:
         """The distance matrix over ``outputs`` and the ids of the measurements behind it."""

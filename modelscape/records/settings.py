@@ -12,7 +12,7 @@ says so in its identity's parameters (written by
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import Field
 
@@ -130,7 +130,7 @@ class DifferenceSettings(FrozenModel):
         if not parameters.get("keyed"):
             return cls(name=identity.name, kind="pairwise")
         distance = parameters.get("distance", "discrete")
-        if distance not in ("discrete", "absolute", "euclidean"):
+        if distance not in get_args(Distance):  # the distances measures.py defines
             raise AnalysisError(
                 f"measure {identity.name!r} was stored with unknown key distance {distance!r}: "
                 "use discrete, absolute or euclidean"
