@@ -13,7 +13,7 @@ from modelscape._identity import Identity, content_id
 from modelscape.errors import ExecutionError
 from modelscape.execution.config import ExecutionConfig
 from modelscape.measures import DifferenceMeasure, PointMetric
-from modelscape.results.records import AxisRecord, ExperimentRecord
+from modelscape.records.stored import AxisRecord, ExperimentRecord, observation_id
 from modelscape.target import Target
 from modelscape.target.shape import AnswerShape
 from modelscape.task.design import Grid, Sweep
@@ -150,21 +150,12 @@ class Experiment:
         observations, with the same ids and seed hints.
         """
         variants = self.variants()
-        # observation_id() computes the target's identity hash on every call; this is the same
-        # formula with the hashes computed once (a test checks they agree).
+        # Each target's identity hashed once, not once per call (observation_id takes the id).
         targets = [t.identity.id for t in self.targets]
         calls = [(index, variant) for index in range(len(targets)) for variant in variants]
 
         def planned(index: int, variant: Variant, repetition: int) -> PlannedObservation:
-            oid = content_id(
-                "observation",
-                {
-                    "seed": self.seed,
-                    "target": targets[index],
-                    "variant": variant.id,
-                    "repetition": repetition,
-                },
-            )
+            oid = observation_id(self.seed, targets[index], variant.id, repetition)
             return PlannedObservation(oid, index, variant, repetition, seed_hint(oid))
 
         if self.execution.order == "grouped":

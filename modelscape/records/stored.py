@@ -78,14 +78,18 @@ class ExperimentRecord(FrozenModel):
         )
 
 
-def observation_id(seed: int, target: Identity, variant_id: str, repetition: int) -> str:
+def observation_id(seed: int, target: Identity | str, variant_id: str, repetition: int) -> str:
     """The id of one observation: hash(experiment seed, target identity, variant id, repetition).
 
     Execution settings are not part of it, so a rerun finds every stored observation.
+    ``target`` may be the identity's id instead of the identity: hashing an identity costs
+    more than the rest, so a caller that makes many ids (an experiment's plan) hashes each
+    target once and passes the id.
     """
+    target_id = target if isinstance(target, str) else target.id
     return content_id(
         "observation",
-        {"seed": seed, "target": target.id, "variant": variant_id, "repetition": repetition},
+        {"seed": seed, "target": target_id, "variant": variant_id, "repetition": repetition},
     )
 
 
