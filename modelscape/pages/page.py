@@ -21,7 +21,7 @@ import json
 import math
 import shutil
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from importlib import resources
 from os import PathLike
@@ -35,9 +35,11 @@ __all__ = [
     "PLOTLY_VERSION",
     "Page",
     "asset_text",
+    "content_policy",
     "environment",
     "json_script",
     "plotly_bundle",
+    "source_hash",
     "write_assets",
 ]
 
@@ -104,9 +106,31 @@ def _finite(value: Any) -> Any:
     return value
 
 
-def _sha256(text: str) -> str:
+def source_hash(text: str) -> str:
+    """A Content-Security-Policy source that allows exactly this inline script or style."""
     digest = hashlib.sha256(text.encode("utf-8")).digest()
     return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
+
+
+def content_policy(
+    scripts: Sequence[str],
+    styles: Sequence[str],
+    images: Sequence[str],
+) -> str:
+    """A Content-Security-Policy that denies everything but the sources given.
+
+    The one place a policy is assembled, for single pages and site pages alike: nothing by
+    default, no connections, no ``<base>``, no form submissions.
+    """
+    directives = [
+        "default-src 'none'",
+        f"script-src {' '.join(scripts)}",
+        f"style-src {' '.join(styles)}",
+        f"img-src {' '.join(images)}",
+        "base-uri 'none'",
+        "form-action 'none'",
+    ]
+    return "; ".join(directives)
 
 
 @cache
@@ -208,8 +232,8 @@ class Page:
 
 def _policy(scripts: list[Markup], style: Markup | None, *, external: bool, charts: bool) -> str:
     """The page's Content-Security-Policy: nothing but its own inline code (and assets)."""
-    script_sources = [_sha256(str(script)) for script in scripts]
-    style_sources = [_sha256(str(style))] if style is not None else []
+    script_sources = [source_hash(str(script)) for script in scripts]
+    style_sources = [source_hash(str(style))] if style is not None else []
     if external:
         script_sources.insert(0, "'self'")
         style_sources.insert(0, "'self'")
@@ -218,13 +242,5 @@ def _policy(scripts: list[Markup], style: Markup | None, *, external: bool, char
         # <style> element it creates, through the CSS object model, which the hash of the empty
         # text allows without 'unsafe-inline'.
         script_sources.append("blob:")
-        style_sources.append(_sha256(""))
-    directives = [
-        "default-src 'none'",
-        f"script-src {' '.join(script_sources)}",
-        f"style-src {' '.join(style_sources)}",
-        "img-src data:",
-        "base-uri 'none'",
-        "form-action 'none'",
-    ]
-    return "; ".join(directives)
+        style_sources.append(source_hash(""))
+    return content_policy(script_sources, style_sources, ["data:"])

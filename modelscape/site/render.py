@@ -13,8 +13,6 @@ page can never load ``file:`` URLs, so that adds nothing when the site is served
 
 from __future__ import annotations
 
-import base64
-import hashlib
 import traceback
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -31,6 +29,8 @@ from modelscape.pages.page import (
     STYLESHEET,
     Page,
     asset_text,
+    content_policy,
+    source_hash,
 )
 from modelscape.site.config import SiteConfig, SiteError
 
@@ -47,30 +47,17 @@ def relative_root(path: str) -> str:
     return "../" * path.count("/")
 
 
-def _hash(text: str) -> str:
-    digest = hashlib.sha256(text.encode("utf-8")).digest()
-    return f"'sha256-{base64.b64encode(digest).decode('ascii')}'"
-
-
-def policy(inline_scripts: Sequence[str], *, charts: bool, serve: bool = False) -> str:
+def policy(inline_scripts: Sequence[str], *, charts: bool) -> str:
     """The policy of a site page: its inline scripts by hash, its site files by origin.
 
     ``charts``: Plotly fills an empty ``<style>`` element through the CSS object model, which
-    the hash of the empty text allows. ``serve``: the reload script of ``modelscape serve``
-    polls the server, which needs ``connect-src``.
+    the hash of the empty text allows. (``modelscape serve`` adds ``connect-src`` to the pages
+    it serves, for its reload script; the files on disk never have it.)
     """
-    scripts = ["'self'", "file:", *(_hash(s) for s in inline_scripts)]
-    styles = ["'self'", "file:", *([_hash("")] if charts else [])]
-    directives = [
-        "default-src 'none'",
-        f"script-src {' '.join(scripts)}",
-        f"style-src {' '.join(styles)}",
-        "img-src 'self' file: data:",
-        *(["connect-src 'self'"] if serve else []),
-        "base-uri 'none'",
-        "form-action 'none'",
-    ]
-    return "; ".join(directives)
+    scripts = ["'self'", "file:", *(source_hash(s) for s in inline_scripts)]
+    styles = ["'self'", "file:", *([source_hash("")] if charts else [])]
+    images = ["'self'", "file:", "data:"]
+    return content_policy(scripts, styles, images)
 
 
 @dataclass(frozen=True)
