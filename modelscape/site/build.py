@@ -174,13 +174,13 @@ def _plan(
     jobs.append(
         Job("index.html", digest_of(base, "index", sorted(keys.values()), slugs), maker.index)
     )
-    for name, page in catalog.scenario_pages.items():
+    for name in catalog.scenario_pages:
         spec = maker.spec_of(name)
         spec_inputs = (spec.name, hashes(spec)) if spec is not None else None
         scenario_runs = sorted(keys[r.run] for r in catalog.by_scenario(name))
         jobs.append(
             Job(
-                f"scenarios/{page}.html",
+                catalog.scenario_path(name),
                 digest_of(base, "scenario", name, spec_inputs, scenario_runs, slugs[1:]),
                 maker.scenario(name, spec),
             )
@@ -194,7 +194,7 @@ def _plan(
             catalog.scenario_pages[summary.scenario],
             [catalog.model_pages[h.target] for h in summary.targets],
         )
-        path = f"reports/{catalog.run_pages[run.name]}.html"
+        path = catalog.report_path(run.name)
         jobs.append(
             Job(
                 path,
@@ -203,11 +203,11 @@ def _plan(
                 partial(maker.attachments.pop, path, {}),
             )
         )
-    for name, page in catalog.model_pages.items():
+    for name in catalog.model_pages:
         model_runs = sorted(keys[e.run.run] for e in catalog.by_model(name))
         jobs.append(
             Job(
-                f"models/{page}.html",
+                catalog.model_path(name),
                 digest_of(base, "model", name, model_runs, slugs),
                 maker.model(name),
             )

@@ -161,6 +161,21 @@ class Catalog:
         self.model_pages = unique_slugs(models)
         self.run_pages = unique_slugs(sorted(self.runs))
 
+    # The site's URL layout, written once: every page that links to a scenario, model or
+    # report page, and the build that writes it, asks for its path here.
+    def scenario_path(self, name: str) -> str:
+        """The site path of a scenario's page (``scenarios/SLUG.html``)."""
+        return f"scenarios/{self.scenario_pages[name]}.html"
+
+    def model_path(self, name: str) -> str:
+        """The site path of a model's page (``models/SLUG.html``)."""
+        return f"models/{self.model_pages[name]}.html"
+
+    def report_path(self, run: str) -> str:
+        """The site path of a run's report page (``reports/SLUG.html``); its long outputs go
+        in the folder ``reports/SLUG/`` beside it."""
+        return f"reports/{self.run_pages[run]}.html"
+
     def by_scenario(self, scenario: str) -> list[RunSummary]:
         """The runs of one scenario, most recent first."""
         runs = [r for r in self.runs.values() if r.scenario == scenario]

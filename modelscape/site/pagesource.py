@@ -6,6 +6,7 @@ page's inputs changed, so a report is read, its store opened and its page render
 
 from __future__ import annotations
 
+import posixpath
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
@@ -109,7 +110,7 @@ class PageMaker:
 
     def scenario(self, name: str, spec: Path | None) -> Callable[[], Made]:
         """The page of one scenario: its review page with its runs, or its runs alone."""
-        path = f"scenarios/{self.catalog.scenario_pages[name]}.html"
+        path = self.catalog.scenario_path(name)
 
         def make() -> Made:
             page: Page = RunsPage(name, self.catalog)
@@ -129,7 +130,7 @@ class PageMaker:
     def report(self, run: RunFolder) -> Callable[[], Made]:
         """The report page of one run, with its outputs when its store is there."""
         slug = self.catalog.run_pages[run.name]
-        path = f"reports/{slug}.html"
+        path = self.catalog.report_path(run.name)
 
         def make() -> Made:
             report = self.loaded.get(run.name) or Report.load(run.report)
@@ -141,12 +142,13 @@ class PageMaker:
             except ModelscapeError as error:
                 self.warnings.append(f"{run.store}: outputs not attached: {error}")
                 page = SiteReportPage(report, None, run=run.name, notes=notes, catalog=self.catalog)
-            # Long outputs are cut on the page; their full text goes beside it, in reports/SLUG/.
+            # Long outputs are cut on the page; their full text goes beside it, in SLUG/.
             page.attachment_folder = slug
             text = " ".join([report.description, "models:", *report.targets, "run:", run.name])
             html = self._page(page, path)
             self.attachments[path] = {
-                f"reports/{name}": full for name, full in page.attachments.items()
+                posixpath.join(posixpath.dirname(path), name): full
+                for name, full in page.attachments.items()
             }
             return html, f"Report: {report.scenario} · {run.name}", text
 
@@ -154,7 +156,7 @@ class PageMaker:
 
     def model(self, name: str) -> Callable[[], Made]:
         """The page of one model."""
-        path = f"models/{self.catalog.model_pages[name]}.html"
+        path = self.catalog.model_path(name)
 
         def make() -> Made:
             entries = self.catalog.by_model(name)

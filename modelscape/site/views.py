@@ -28,13 +28,7 @@ __all__ = [
     "SearchPage",
     "SiteReportPage",
     "SiteScenarioPage",
-    "report_path",
 ]
-
-
-def report_path(catalog: Catalog, run: str) -> str:
-    """The site path of a run's report page."""
-    return f"reports/{catalog.run_pages[run]}.html"
 
 
 def _cell(
@@ -63,10 +57,10 @@ def entry_row(catalog: Catalog, entry: Entry) -> dict[str, Any]:
     return {
         "model": h.target,
         "structured": h.structured,
-        "model_href": f"models/{catalog.model_pages[h.target]}.html",
+        "model_href": catalog.model_path(h.target),
         "scenario": run.scenario,
-        "scenario_href": f"scenarios/{catalog.scenario_pages[run.scenario]}.html",
-        "report_href": report_path(catalog, run.run),
+        "scenario_href": catalog.scenario_path(run.scenario),
+        "report_href": catalog.report_path(run.run),
         "run": run.run,
         "created": run.created[:10],
         "accuracy": _cell(
@@ -95,7 +89,7 @@ def entry_row(catalog: Catalog, entry: Entry) -> dict[str, Any]:
 def _run_row(catalog: Catalog, run: RunSummary) -> dict[str, Any]:
     return {
         "run": run.run,
-        "href": report_path(catalog, run.run),
+        "href": catalog.report_path(run.run),
         "created": run.created[:10],
         "version": run.version,
         "experiment": run.experiment,
@@ -126,17 +120,21 @@ class IndexPage(Page):
         scenarios = [
             {
                 "name": name,
-                "href": f"scenarios/{page}.html",
+                "href": catalog.scenario_path(name),
                 "runs": len(catalog.by_scenario(name)),
                 "description": next(
                     (r.description for r in catalog.by_scenario(name) if r.description), ""
                 ),
             }
-            for name, page in catalog.scenario_pages.items()
+            for name in catalog.scenario_pages
         ]
         models = [
-            {"name": name, "href": f"models/{page}.html", "scenarios": len(catalog.by_model(name))}
-            for name, page in catalog.model_pages.items()
+            {
+                "name": name,
+                "href": catalog.model_path(name),
+                "scenarios": len(catalog.by_model(name)),
+            }
+            for name in catalog.model_pages
         ]
         return {
             "description": self.description,
@@ -209,9 +207,9 @@ class SiteReportPage(ReportPage):
             **super().context(),
             "run": self.run,
             "notes": Markup(self.notes.html) if self.notes else None,
-            "scenario_href": f"scenarios/{catalog.scenario_pages[self.report.scenario]}.html",
+            "scenario_href": catalog.scenario_path(self.report.scenario),
             "model_links": [
-                {"name": t, "href": f"models/{catalog.model_pages[t]}.html"}
+                {"name": t, "href": catalog.model_path(t)}
                 for t in self.report.targets
                 if t in catalog.model_pages
             ],
@@ -244,7 +242,7 @@ class ModelPage(Page):
             {
                 "scenario": e.run.scenario,
                 "run": e.run.run,
-                "href": report_path(self.catalog, e.run.run),
+                "href": self.catalog.report_path(e.run.run),
                 "version": e.headline.version,
                 "observations": e.headline.observations,
                 "failed": e.headline.failed,
