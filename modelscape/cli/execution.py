@@ -341,7 +341,8 @@ def runs(store_path: str) -> None:
     if not rows:
         click.echo(f"{store_path} holds no experiments")
         return
+    from modelscape.report.summary import text_table
+
     header = ("experiment", "scenario", "targets", "ok", "failed", "created")
-    widths = [max(len(r[i]) for r in (header, *rows)) for i in range(len(header))]
-    for row in (header, *rows):
-        click.echo("  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)))
+    for line in text_table(header, rows):
+        click.echo(line)

@@ -16,7 +16,7 @@ from modelscape.analysis.records import Divergence, Scorecard
 from modelscape.report.provenance import Provenance
 from modelscape.stats.settings import BoundaryCriterion, Inference
 
-__all__ = ["NEGATIVE", "Notes", "Summarized", "interval", "number", "summarize"]
+__all__ = ["NEGATIVE", "Notes", "Summarized", "interval", "number", "summarize", "text_table"]
 
 
 class Summarized(Protocol):
@@ -97,7 +97,9 @@ class Notes:
         return lines
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+def text_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    """Rows of text as aligned columns, two spaces apart, with no trailing spaces: the one
+    table layout of everything modelscape prints (the summary, ``modelscape runs``)."""
     widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows, strict=True)]
     lines = [
         "  ".join(cell.ljust(width) for cell, width in zip(header, widths, strict=True)).rstrip()
@@ -164,7 +166,7 @@ def _scorecards(report: Summarized, notes: Notes) -> list[str]:
         "shifts (inv.)",
         "failed",
     ]
-    return _table(header, rows)
+    return text_table(header, rows)
 
 
 def _boundaries(report: Summarized, notes: Notes) -> list[str]:
@@ -195,7 +197,10 @@ def _boundaries(report: Summarized, notes: Notes) -> list[str]:
         )
     return [
         "candidate boundaries (where answers changed beyond run-to-run noise)",
-        *("  " + line for line in _table(["target", "step", "role", "excess", "p (Holm)"], rows)),
+        *(
+            "  " + line
+            for line in text_table(["target", "step", "role", "excess", "p (Holm)"], rows)
+        ),
     ]
 
 
@@ -226,7 +231,7 @@ def _thresholds(report: Summarized, notes: Notes) -> list[str]:
     return [
         "",
         "thresholds (where answers flip, against where the correct answer flips)",
-        *("  " + line for line in _table(header, rows)),
+        *("  " + line for line in text_table(header, rows)),
     ]
 
 
@@ -252,7 +257,7 @@ def _divergences(report: Summarized, notes: Notes) -> list[str]:
     return [
         "",
         f"divergence from {report.targets[0]}",
-        *("  " + line for line in _table(["target", "divergent", "excess"], rows)),
+        *("  " + line for line in text_table(["target", "divergent", "excess"], rows)),
     ]
 
 
