@@ -16,11 +16,11 @@ from pydantic import ValidationError
 
 from modelscape._identity import JsonValue
 from modelscape._model import FrozenModel
-from modelscape.builder.pieces import spell
 from modelscape.builder.state import Data
 from modelscape.errors import ModelscapeError, SpecError
 from modelscape.scenario import Scenario
 from modelscape.specs.spec import Spec
+from modelscape.templates.entry import spell
 
 __all__ = ["Assessment", "Draft", "assess", "jsonable", "preview_rows", "yaml_text"]
 

@@ -28,7 +28,6 @@ from modelscape.builder.state import (
     ordered,
     prompt_texts,
     rename_attribute,
-    same,
     slot_data,
     slots_of,
     with_prompt,
@@ -37,6 +36,7 @@ from modelscape.builder.values import slot_lexicon
 from modelscape.errors import SpecError
 from modelscape.specs.read import read_field
 from modelscape.specs.spec import Spec
+from modelscape.templates.entry import same
 from modelscape.templates.lexicon import Entry, Lexicon
 
 __all__ = ["edit", "instruct", "mark", "remove", "rename", "version", "version_key", "versions"]

@@ -31,7 +31,6 @@ __all__ = [
     "place_slot",
     "rename_slot",
     "slot_names",
-    "spell",
     "spelled",
     "split",
 ]
@@ -154,10 +153,3 @@ def spelled(cell: str) -> AxisValue:
     if cell.lower() in ("true", "false"):
         return cell.lower() == "true"
     return cell
-
-
-def spell(value: AxisValue) -> str:
-    """A value written out the way a spec's YAML writes it (booleans as ``true``/``false``)."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)

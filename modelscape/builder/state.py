@@ -19,6 +19,7 @@ from modelscape._identity import AxisValue
 from modelscape.errors import SpecError, TemplateError
 from modelscape.specs.model import Range
 from modelscape.specs.spec import Spec
+from modelscape.templates.entry import same
 from modelscape.templates.lexicon import Lexicon
 
 __all__ = [
@@ -33,7 +34,6 @@ __all__ = [
     "ordered",
     "prompt_texts",
     "rename_attribute",
-    "same",
     "slot_data",
     "slots_of",
     "with_prompt",
@@ -43,15 +43,6 @@ __all__ = [
 Data = dict[str, Any]
 #: The keys of a spec, in the order its YAML lists them: the ``Spec`` model's fields.
 SPEC_KEYS: tuple[str, ...] = tuple(Spec.model_fields)
-
-
-def same(left: object, right: object) -> bool:
-    """Equal and of the same kind: ``True`` is not ``1``, but ``1`` is ``1.0``."""
-    kinds = [
-        "boolean" if isinstance(v, bool) else "number" if isinstance(v, int | float) else "other"
-        for v in (left, right)
-    ]
-    return kinds[0] == kinds[1] and left == right
 
 
 def among(value: object, options: Sequence[object]) -> bool:

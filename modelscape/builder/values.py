@@ -11,7 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from modelscape._identity import AxisValue
-from modelscape.builder.pieces import spell, spelled
+from modelscape.builder.pieces import spelled
 from modelscape.builder.state import (
     Data,
     among,
@@ -26,6 +26,7 @@ from modelscape.builder.state import (
 )
 from modelscape.errors import SpecError, TemplateError
 from modelscape.specs.model import Range
+from modelscape.templates.entry import spell
 from modelscape.templates.lexicon import Entry, Lexicon
 
 __all__ = ["add", "drop", "extend", "move", "per_version", "range_of", "rows", "slot_lexicon"]

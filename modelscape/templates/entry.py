@@ -56,6 +56,11 @@ def kind(value: object) -> str:
 
 
 def same(first: object, second: object) -> bool:
+    """Equal and of one :func:`kind`: ``True`` is not ``1``, but ``1`` is ``1.0``.
+
+    Looser than :func:`~modelscape.task.coordinate.same_value` on purpose: a label or version
+    a person types (in YAML or the builder) as ``3`` or ``3.0`` names the same one.
+    """
     return kind(first) == kind(second) and first == second
 
 
