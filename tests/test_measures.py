@@ -4,15 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import math
-import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent / "execution"))
-
-from mapping_space import space
 
 from modelscape.answers import json_field
 from modelscape.errors import ModelscapeError
@@ -28,6 +22,7 @@ from modelscape.measures import (
 )
 from modelscape.target import TargetOutput
 from modelscape.task.space import Variant
+from tests.support.mapping_space import space
 
 VARIANT = space().variant("case0")  # reference "yes"
 

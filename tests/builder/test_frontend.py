@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from modelscape.builder import Builder
-from tests.browsertools import chromium
+from tests.support.browsertools import chromium
 
 from .harness import harness_html, state_of
 

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-
-from mapping_space import Counting
-
 from modelscape.store import MemoryStore, Store
 from modelscape.store.sqlite import SQLiteStore
+from tests.support.mapping_space import Counting
 
 
 @pytest.fixture

@@ -1,10 +1,11 @@
 """Runs one experiment into a store, for the tests that kill or race whole processes.
 
-    python subprocess_run.py STORE CALL_LOG [--name NAME] [--cases N] [--delay SECONDS]
-        [--wait-for FILE]
+    python -m tests.execution.subprocess_run STORE CALL_LOG [--name NAME] [--cases N]
+        [--delay SECONDS] [--wait-for FILE]
 
-Every call appends the request's seed hint to CALL_LOG before it answers; the file
-``STORE.started`` appears once the run has begun asking.
+Every call appends the request's seed hint to CALL_LOG before it answers. On stderr the
+process says ``waiting`` when it waits for FILE and ``started`` once the run has stored its
+first observation, so a test waits for these events rather than for a time.
 """
 
 from __future__ import annotations
@@ -15,16 +16,12 @@ import os
 import random
 import sys
 import time
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-from mapping_space import experiment, planted
 
 from modelscape.execution.callable import CallableTarget
 from modelscape.execution.runner import Progress, Runner
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.target import TargetOutput, TargetRequest
+from tests.support.mapping_space import experiment, planted
 
 
 def main() -> None:
@@ -37,6 +34,8 @@ def main() -> None:
     parser.add_argument("--delay", type=float, default=0.05)
     parser.add_argument("--wait-for", help="a file whose appearance starts the run")
     options = parser.parse_args()
+    if options.wait_for:
+        print("waiting", file=sys.stderr, flush=True)
     while options.wait_for and not os.path.exists(options.wait_for):
         time.sleep(0.005)
     rule = planted(options.name)
@@ -47,10 +46,12 @@ def main() -> None:
         await asyncio.sleep(random.uniform(0.2, 1.8) * options.delay)
         return await rule(request)
 
-    started = Path(options.store + ".started")
+    said: list[bool] = []
 
     def progress(update: Progress) -> None:
-        started.touch()
+        if update.done and not said:
+            said.append(True)
+            print("started", file=sys.stderr, flush=True)
 
     run = experiment(
         [CallableTarget(slow, name=options.name)],

@@ -45,8 +45,9 @@ def test_run_a_python_scenario_with_overrides(cli: click.Group, tmp_path: Path) 
     result = CliRunner().invoke(
         cli,
         [
-            "run", "python:mapping_space:scenario", "--target", "python:mapping_space:planted",
-            "--target", "echo", "--store", str(store), "--repetitions", "1",
+            "run", "python:tests.support.mapping_space:scenario",
+            "--target", "python:tests.support.mapping_space:planted", "--target", "echo",
+            "--store", str(store), "--repetitions", "1",
             "--concurrency", "2", "--timeout", "5",
         ],
     )  # fmt: skip
@@ -59,7 +60,10 @@ def test_run_a_python_scenario_with_overrides(cli: click.Group, tmp_path: Path) 
     [
         (["run", "pressure", "--target", "nope:x"], "unknown target 'nope:x'"),
         (["run", "no-such-spec", "--target", "echo"], "no shipped spec"),
-        (["run", "python:mapping_space:FAST", "--target", "echo"], "not a spec or scenario"),
+        (
+            ["run", "python:tests.support.mapping_space:FAST", "--target", "echo"],
+            "not a spec or scenario",
+        ),
     ],
 )
 def test_errors_are_clean_messages(

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mapping_space import FAST, experiment, planted
 
 from modelscape.errors import StoreError
 from modelscape.execution import buffer as write_buffer
@@ -21,6 +20,7 @@ from modelscape.results.records import Observation
 from modelscape.store.memory import MemoryStore
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.target import TargetError, TargetOutput, TargetRequest
+from tests.support.mapping_space import FAST, experiment, planted
 
 
 class Wrapped:

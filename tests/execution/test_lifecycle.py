@@ -6,12 +6,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from mapping_space import experiment
 
 from modelscape._identity import Identity, JsonValue
 from modelscape.execution.runner import Runner
 from modelscape.store.memory import MemoryStore
 from modelscape.target import IdentifiedTarget, Target, TargetOutput, TargetRequest
+from tests.support.mapping_space import experiment
 
 
 class Recorded(IdentifiedTarget):

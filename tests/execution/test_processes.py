@@ -14,15 +14,27 @@ import pytest
 
 from modelscape.store.sqlite import SQLiteStore
 
-SCRIPT = Path(__file__).parent / "subprocess_run.py"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def start(store: Path, log: Path, *extra: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, str(SCRIPT), str(store), str(log), *extra],
+        [sys.executable, "-m", "tests.execution.subprocess_run", str(store), str(log), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        cwd=REPO,
     )
+
+
+def wait_for(process: subprocess.Popen[bytes], event: str) -> None:
+    """Read the process's stderr up to the line ``event``; fail if it exits first."""
+    assert process.stderr is not None
+    seen = []
+    for line in process.stderr:
+        if line.decode().strip() == event:
+            return
+        seen.append(line.decode())
+    pytest.fail(f"the process ended before {event!r}: {''.join(seen)}")
 
 
 def seeds(log: Path) -> list[int]:
@@ -46,11 +58,7 @@ def test_a_killed_run_loses_nothing_stored_and_never_asks_it_again(
 ) -> None:
     store, first_log, second_log = tmp_path / "runs.db", tmp_path / "1.log", tmp_path / "2.log"
     process = start(store, first_log)
-    deadline = time.monotonic() + 60
-    while not Path(f"{store}.started").exists():
-        assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
+    wait_for(process, "started")
     time.sleep(random.Random(attempt).uniform(0.05, 0.5))
     os.kill(process.pid, signal.SIGKILL)
     process.communicate()  # reaps the process and closes its pipes
@@ -110,7 +118,8 @@ def test_two_processes_running_one_experiment_ask_each_observation_once(tmp_path
         start(store, log, "--name", "same", "--delay", "0.05", "--wait-for", str(go))
         for log in logs
     ]
-    time.sleep(1.0)  # both processes import and wait at the line
+    for process in runs:
+        wait_for(process, "waiting")  # both imported and wait at the line
     go.touch()
     for process in runs:
         out, err = process.communicate(timeout=120)

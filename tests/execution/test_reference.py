@@ -113,7 +113,7 @@ def test_unknown_reference_and_missing_argument() -> None:
 
 
 def test_resolve_python_function_and_target_object(tmp_path: Path) -> None:
-    target = resolve_target("python:mapping_space:reply")
+    target = resolve_target("python:tests.support.mapping_space:reply")
     assert isinstance(target, CallableTarget)
     assert target.name == "reply"
     assert ask(target, "x").text == "from python"
@@ -142,13 +142,13 @@ def test_resolve_errors_name_the_problem() -> None:
     with pytest.raises(ExecutionError, match="cannot import"):
         resolve_target("python:no_such_module_here:thing")
     with pytest.raises(ExecutionError, match="has no 'missing'"):
-        resolve_target("python:mapping_space:missing")
+        resolve_target("python:tests.support.mapping_space:missing")
 
 
 def test_resolve_a_factory_of_no_arguments() -> None:
-    assert isinstance(resolve_target("python:mapping_space:planted"), PlantedTarget)
+    assert isinstance(resolve_target("python:tests.support.mapping_space:planted"), PlantedTarget)
     with pytest.raises(ExecutionError, match="not a target"):
-        resolve_target("python:mapping_space:space")
+        resolve_target("python:tests.support.mapping_space:space")
 
 
 def test_options_reach_only_kinds_whose_factory_takes_them(

@@ -9,7 +9,6 @@ import random
 from pathlib import Path
 
 import pytest
-from mapping_space import FAST, Counting, experiment, planted, scenario
 
 from modelscape.errors import ExecutionError
 from modelscape.execution.callable import CallableTarget
@@ -23,6 +22,7 @@ from modelscape.store import Store
 from modelscape.store.memory import MemoryStore
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.target import TargetError, TargetOutput, TargetRequest
+from tests.support.mapping_space import FAST, Counting, experiment, planted, scenario
 
 
 def test_a_run_stores_every_observation_and_its_measures(store: SQLiteStore) -> None:

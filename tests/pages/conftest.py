@@ -23,8 +23,8 @@ from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
 from modelscape.target import TargetRequest
 from modelscape.targets.reference import Flip, PlantedTarget, ScriptedTarget
-from tests.browsertools import axe_source as read_axe
-from tests.browsertools import chromium, vnu_command
+from tests.support.browsertools import axe_source as read_axe
+from tests.support.browsertools import chromium, vnu_command
 
 TRUE_CLAIMS = r"(boils at 100|365 days|faster than sound|three hearts|highest mountain|four kinds)"
 

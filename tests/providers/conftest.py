@@ -21,11 +21,8 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parents[1] / "execution"))  # the shared task space
-
-from fake_server import FakeProvider
-from loopback import free_port, require
+from tests.providers.fake_server import FakeProvider
+from tests.providers.loopback import free_port, require
 
 # Seconds the llama.cpp server may take to load the model and answer /v1/models.
 _SERVER_START = 120.0

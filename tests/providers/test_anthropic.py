@@ -6,7 +6,6 @@ import asyncio
 import random
 
 import pytest
-from fake_server import FakeProvider
 
 from modelscape.errors import ExecutionError
 from modelscape.execution.calls import call_with_retries
@@ -14,6 +13,7 @@ from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.providers.anthropic import ANTHROPIC_VERSION, AnthropicTarget
 from modelscape.target import TargetOutput, TargetRequest
 from modelscape.task.prompt import Message, Prompt
+from tests.providers.fake_server import FakeProvider
 
 PROMPT = Prompt(
     system="Answer briefly.",

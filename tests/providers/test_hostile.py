@@ -14,10 +14,8 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from fake_server import FakeProvider, chat_completion
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from mapping_space import experiment
 
 from modelscape.execution.callable import CallableTarget
 from modelscape.execution.calls import call_with_retries
@@ -28,6 +26,8 @@ from modelscape.store.sqlite import SQLiteStore
 from modelscape.target import TargetOutput, TargetRequest
 from modelscape.target.cleaning import clean_text
 from modelscape.task.prompt import Prompt
+from tests.providers.fake_server import FakeProvider, chat_completion
+from tests.support.mapping_space import experiment
 
 REQUEST = TargetRequest(prompt=Prompt.of("Is 7 prime?"), seed=42)
 ANY_CHARACTER = st.one_of(

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_server import FakeProvider, Received, chat_completion
 
 from modelscape.cli import main
 from modelscape.errors import ExecutionError
@@ -17,6 +16,7 @@ from modelscape.providers.names import provider_target
 from modelscape.providers.openai import OpenAICompatibleTarget, OpenAITarget
 from modelscape.target import TargetError, TargetRequest
 from modelscape.task.prompt import Prompt
+from tests.providers.fake_server import FakeProvider, Received, chat_completion
 
 KEY = "sk-test-ECHOED-" + "7f3a9c" * 8
 REQUEST = TargetRequest(prompt=Prompt.of("Is 7 prime?"), seed=1)

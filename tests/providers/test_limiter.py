@@ -6,13 +6,13 @@ import asyncio
 import dataclasses
 
 import pytest
-from fake_server import FakeProvider
 
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.runner import Runner
 from modelscape.providers.limiter import AdaptiveLimiter
 from modelscape.providers.openai import OpenAICompatibleTarget
 from modelscape.specs import load_spec
+from tests.providers.fake_server import FakeProvider
 
 
 async def _hold(limiter: AdaptiveLimiter, seconds: float, log: list[int]) -> None:

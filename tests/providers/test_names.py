@@ -7,7 +7,6 @@ from pathlib import Path
 import click
 import pytest
 from click.testing import CliRunner
-from fake_server import FakeProvider
 
 from modelscape.cli.execution import register
 from modelscape.errors import ExecutionError
@@ -17,6 +16,7 @@ from modelscape.providers.names import split_model_url
 from modelscape.providers.openai import OpenAICompatibleTarget
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets.reference import EchoTarget
+from tests.providers.fake_server import FakeProvider
 
 
 @pytest.fixture

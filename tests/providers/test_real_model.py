@@ -13,11 +13,11 @@ import json
 from pathlib import Path
 
 from click.testing import CliRunner
-from loopback import require
 
 from modelscape.providers.openai import OpenAICompatibleTarget
 from modelscape.target import TargetRequest
 from modelscape.task.prompt import Prompt
+from tests.providers.loopback import require
 
 REQUEST = TargetRequest(prompt=Prompt.of("The capital of France is"), seed=7)
 
@@ -106,12 +106,11 @@ def test_a_gguf_file_runs_in_process(gemma_path: Path) -> None:
 
 def test_a_run_frees_the_in_process_model_when_it_ends(gemma_path: Path) -> None:
     require(importlib.util.find_spec("llama_cpp") is not None, "llama-cpp-python is missing")
-    from mapping_space import scenario
-
     from modelscape.execution.config import ExecutionConfig
     from modelscape.execution.runner import Runner
     from modelscape.providers.llama import LlamaCppTarget
     from modelscape.store.memory import MemoryStore
+    from tests.support.mapping_space import scenario
 
     target = LlamaCppTarget(gemma_path, max_tokens=2, temperature=0, context=512, threads=2)
     # Loading the model takes seconds: a timeout that leaves room for it.

@@ -12,10 +12,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from fake_server import FakeProvider, anthropic_message, chat_completion
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from loopback import require
 
 from modelscape import CallableTarget, Experiment, Runner
 from modelscape.answers import json_field, shape_of, text_match
@@ -28,6 +26,8 @@ from modelscape.store import SQLiteStore
 from modelscape.target import TargetOutput, TargetRequest
 from modelscape.target.shape import AnswerShape
 from modelscape.task.prompt import Prompt
+from tests.providers.fake_server import FakeProvider, anthropic_message, chat_completion
+from tests.providers.loopback import require
 
 VERDICT = AnswerShape(field="verdict", choices=("yes", "no"))
 REQUEST = TargetRequest(prompt=Prompt.of("Is 7 prime?"), seed=3, answer=VERDICT)

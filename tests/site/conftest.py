@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from modelscape.site import build_site
-from tests.browsertools import axe_source as read_axe
-from tests.browsertools import chromium, vnu_command
 from tests.site.hostile import Sandbox, make_sandbox
 from tests.site.sitetools import RUN, make_content
+from tests.support.browsertools import axe_source as read_axe
+from tests.support.browsertools import chromium, vnu_command
 
 
 @pytest.fixture

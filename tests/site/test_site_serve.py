@@ -6,7 +6,6 @@ import functools
 import http.server
 import shutil
 import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,15 +22,6 @@ def server(content: Path, tmp_path: Path) -> Iterator[SiteServer]:
     preview.start()
     yield preview
     preview.stop()
-
-
-def _wait(condition: object, timeout: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if callable(condition) and condition():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_serve_builds_and_serves_pages_with_the_reload_script(server: SiteServer) -> None:
@@ -53,11 +43,22 @@ def test_the_files_on_disk_have_no_reload_script(server: SiteServer, tmp_path: P
     assert "__modelscape__" not in (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
 
 
-def test_a_changed_file_is_rebuilt_and_the_version_moves(server: SiteServer, content: Path) -> None:
+def test_a_changed_file_is_rebuilt_and_the_version_moves(
+    server: SiteServer, content: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _, before = fetch(server.url + "__modelscape__/version")
+    rebuilt = threading.Event()
+    rebuild = server.rebuild
+
+    def rebuild_and_tell() -> None:
+        rebuild()
+        rebuilt.set()
+
+    monkeypatch.setattr(server, "rebuild", rebuild_and_tell)  # the watcher calls it
     page = content / "pages" / "about.md"
     page.write_text(page.read_text(encoding="utf-8") + "\nFreshly added.\n", encoding="utf-8")
-    assert _wait(lambda: fetch(server.url + "__modelscape__/version")[1] != before)
+    assert rebuilt.wait(timeout=60)  # a guard against hanging, not a timing check
+    assert fetch(server.url + "__modelscape__/version")[1] != before
     assert "Freshly added." in fetch(server.url + "about.html")[1]
 
 

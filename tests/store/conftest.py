@@ -3,14 +3,10 @@ execution tests."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "execution"))
-sys.path.insert(0, str(Path(__file__).parent))
 
 from modelscape.store import MemoryStore, SQLiteStore, Store
 

@@ -9,9 +9,6 @@ mode, experiments and observations, then tries a write and prints the error it g
 from __future__ import annotations
 
 import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "execution"))
 
 from modelscape.errors import StoreError
 from modelscape.results.results import Results

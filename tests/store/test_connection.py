@@ -8,13 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from store_records import observation
-from test_store_files import PROBE, stored_run
 
 from modelscape.errors import StoreError
 from modelscape.store import connection
 from modelscape.store import sqlite as sqlite_store
 from modelscape.store.sqlite import SQLiteStore
+from tests.store.store_records import PROBE, damage, observation, stored_run
 from tests.support.readonly import can_mount_read_only, run_with_read_only
 
 
@@ -32,7 +31,6 @@ def test_a_foreign_database_is_named_by_its_first_five_tables(tmp_path: Path) ->
 
 
 def test_a_damaged_file_is_explained_as_damage_with_the_way_to_recover(tmp_path: Path) -> None:
-    from test_store_files import damage
 
     from modelscape.results.results import Results
 

@@ -10,9 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mapping_space import experiment, planted
 from pydantic import BaseModel
-from store_records import observation
 
 from modelscape.errors import StoreError
 from modelscape.execution.runner import Runner
@@ -20,6 +18,8 @@ from modelscape.results.records import PointMeasurement
 from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore, Store, open_store
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
+from tests.store.store_records import observation
+from tests.support.mapping_space import experiment, planted
 
 
 def test_both_stores_implement_the_protocol(any_store: Store) -> None:
@@ -149,9 +149,8 @@ def differing(first: object, second: object) -> float:
 def test_a_second_experiment_reuses_outputs_under_its_own_id(any_store: Store) -> None:
     import dataclasses
 
-    from mapping_space import Counting
-
     from modelscape.measures import CallableDifference
+    from tests.support.mapping_space import Counting
 
     measure = CallableDifference(differing, name="differs")
     counting = Counting("shared")

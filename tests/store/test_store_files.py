@@ -11,8 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-from mapping_space import experiment, planted
-from store_records import observation
 
 from modelscape.errors import StoreError
 from modelscape.execution.runner import Runner
@@ -20,21 +18,13 @@ from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore, Store
 from modelscape.store.migrations import SCHEMA_VERSION
 from modelscape.store.protocol import Leasing, holder_alive
+from tests.store.store_records import PROBE, damage, observation, stored_run
+from tests.support.mapping_space import experiment, planted
 from tests.support.readonly import can_mount_read_only, run_with_read_only
-
-PROBE = Path(__file__).parent / "readonly_probe.py"
 
 
 def digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def stored_run(path: Path) -> str:
-    store = SQLiteStore(path)
-    run = experiment([planted()])
-    Runner(store=store).run(run)
-    store.close()
-    return run.id
 
 
 def test_a_foreign_database_is_refused_and_left_exactly_as_it_was(tmp_path: Path) -> None:
@@ -114,15 +104,6 @@ def test_a_store_on_a_read_only_file_system_opens_read_only(tmp_path: Path) -> N
     assert lines[1] == f"experiment {run} 20"
     assert lines[2].startswith("write refused:")
     assert "open read-only" in lines[2]
-
-
-def damage(path: Path) -> None:
-    """Overwrite most pages after the first with garbage, as a failing disk might."""
-    data = bytearray(path.read_bytes())
-    page = 4096
-    for start in range(page, len(data), page * 2):
-        data[start + 100 : start + 1000] = b"\xff" * 900
-    path.write_bytes(bytes(data))
 
 
 def test_a_damaged_store_is_one_clear_error_naming_the_file(tmp_path: Path) -> None:

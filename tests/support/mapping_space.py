@@ -1,4 +1,4 @@
-"""A small task language and space shared by the execution and store tests.
+"""A small task language and space shared by the execution, store, provider and measure tests.
 
 A yes/no question asked under social pressure by a named person: ``level`` (pressure, ordinal)
 and ``who`` (a name, nominal) are the axes. Importable by subprocesses, so it is a module and
