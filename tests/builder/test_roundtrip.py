@@ -9,12 +9,12 @@ from typing import Any
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
-from specs.strategies import specs as spec_data
 
 from modelscape import Spec
 from modelscape.builder import Builder
 from modelscape.errors import ModelscapeError, SpecError
 from modelscape.specs import available, load_spec
+from tests.specs.strategies import specs as spec_data
 
 
 @pytest.mark.parametrize("name", available())
