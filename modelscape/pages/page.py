@@ -116,17 +116,20 @@ def content_policy(
     scripts: Sequence[str],
     styles: Sequence[str],
     images: Sequence[str],
+    *,
+    connect: Sequence[str] = (),
 ) -> str:
     """A Content-Security-Policy that denies everything but the sources given.
 
     The one place a policy is assembled, for single pages and site pages alike: nothing by
-    default, no connections, no ``<base>``, no form submissions.
+    default, no ``<base>``, no form submissions; ``connect`` only when something polls.
     """
     directives = [
         "default-src 'none'",
         f"script-src {' '.join(scripts)}",
         f"style-src {' '.join(styles)}",
         f"img-src {' '.join(images)}",
+        *([f"connect-src {' '.join(connect)}"] if connect else []),
         "base-uri 'none'",
         "form-action 'none'",
     ]

@@ -47,17 +47,17 @@ def relative_root(path: str) -> str:
     return "../" * path.count("/")
 
 
-def policy(inline_scripts: Sequence[str], *, charts: bool) -> str:
+def policy(inline_scripts: Sequence[str], *, charts: bool, serve: bool = False) -> str:
     """The policy of a site page: its inline scripts by hash, its site files by origin.
 
     ``charts``: Plotly fills an empty ``<style>`` element through the CSS object model, which
-    the hash of the empty text allows. (``modelscape serve`` adds ``connect-src`` to the pages
-    it serves, for its reload script; the files on disk never have it.)
+    the hash of the empty text allows. ``serve``: the reload script of ``modelscape serve``
+    polls the server, which needs ``connect-src``.
     """
     scripts = ["'self'", "file:", *(source_hash(s) for s in inline_scripts)]
     styles = ["'self'", "file:", *([source_hash("")] if charts else [])]
     images = ["'self'", "file:", "data:"]
-    return content_policy(scripts, styles, images)
+    return content_policy(scripts, styles, images, connect=["'self'"] if serve else [])
 
 
 @dataclass(frozen=True)
