@@ -16,6 +16,8 @@ from modelscape.store.sqlite import SQLiteStore
 
 REPO = Path(__file__).resolve().parents[2]
 
+pytestmark = pytest.mark.slow  # every test here starts whole processes
+
 
 def start(store: Path, log: Path, *extra: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
