@@ -70,6 +70,22 @@ def bootstrap_distribution(
     return result
 
 
+def _quantiles(ordered: FloatArray, levels: FloatArray) -> FloatArray:
+    """Linear-interpolation quantiles (Hyndman & Fan 1996, type 7) of a sorted sample.
+
+    The definition of ``np.quantile(..., method="linear")``, kept by hand on purpose: numpy
+    interpolates down from the upper neighbour when the fraction is at least one half, which
+    can move a bound by its last bit, and committed reports must equal what the code rebuilds
+    from their stores (tests/report/test_committed_runs.py; one of them moved).
+    """
+    position = levels * (ordered.size - 1)
+    below = np.clip(np.floor(position).astype(np.intp), 0, ordered.size - 1)
+    above = np.minimum(below + 1, ordered.size - 1)
+    fraction = position - below
+    result: FloatArray = ordered[below] + fraction * (ordered[above] - ordered[below])
+    return result
+
+
 def _bca_levels(
     estimate: float, ordered: FloatArray, jackknife: FloatArray, tail: float
 ) -> FloatArray | None:
@@ -136,8 +152,7 @@ def bootstrap_interval(
         levels = _bca_levels(estimate, values, np.asarray(jackknife, dtype=np.float64), tail)
     if levels is None:  # percentile interval, or BCa undefined (no jackknife spread)
         levels = np.array([tail, 1.0 - tail])
-    # Linear-interpolation quantiles (Hyndman & Fan 1996, type 7; numpy's default method).
-    low, high = np.quantile(values, levels, method="linear")
+    low, high = _quantiles(values, levels)
     return Interval(low=float(low), high=float(high), distribution=resampled)
 
 
