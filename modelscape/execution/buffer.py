@@ -134,10 +134,10 @@ class WriteBuffer:
         self._write(*self._take())
 
     async def drain(self) -> None:
-        """Wait for the background write, then write the rest."""
+        """Wait for the background write, then write the rest (in a thread too)."""
         if self.writing is not None:
             await self.writing
-        self.flush()
+        await asyncio.to_thread(self.flush)
 
     async def tick(self) -> None:
         """Start a write every ``FLUSH_INTERVAL`` seconds, until cancelled."""

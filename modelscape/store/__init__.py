@@ -13,10 +13,11 @@ import os
 
 from modelscape.errors import StoreError
 from modelscape.store.memory import MemoryStore
-from modelscape.store.protocol import Leasing, Store, StoredRun, canonical_order
+from modelscape.store.protocol import Checking, Leasing, Store, StoredRun, canonical_order
 from modelscape.store.sqlite import SQLiteStore
 
 __all__ = [
+    "Checking",
     "Leasing",
     "MemoryStore",
     "SQLiteStore",
