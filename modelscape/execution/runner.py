@@ -262,8 +262,7 @@ class Runner:
             await buffer.drain()
         finally:
             # Runs on success, on a target's crash and on Ctrl-C (cancellation) alike: whatever
-            # arrived is stored before the error propagates (the store's lock orders this
-            # write after a background one still running).
+            # arrived is stored before the error propagates.
             ticker.cancel()
             self.health = {b.name: b.health() for b in breakers}
             await _settle(buffer, feed)
@@ -283,9 +282,14 @@ async def _settle(buffer: WriteBuffer, feed: Feed) -> None:
     in its thread; ``asyncio.run`` waits for that thread before it returns.
     """
 
+    # Both on the loop: the claim's task lives there, and outputs are added there.
+    feed.stop_claiming()
+    batch, points = buffer.take()
+
     def settle() -> None:
         try:
-            buffer.flush()
+            # The store's lock orders this write after a background one still running.
+            buffer.write(batch, points)
         finally:
             with contextlib.suppress(StoreError):
                 feed.release()
