@@ -1,7 +1,7 @@
 """Runs one experiment into a store, for the tests that kill or race whole processes.
 
     python subprocess_run.py STORE CALL_LOG [--name NAME] [--cases N] [--delay SECONDS]
-        [--wait-for FILE]
+        [--wait-for FILE] [--ready FILE]
 
 Every call appends the request's seed hint to CALL_LOG before it answers; the file
 ``STORE.started`` appears once the run has begun asking.
@@ -36,7 +36,10 @@ def main() -> None:
     parser.add_argument("--repetitions", type=int, default=4)
     parser.add_argument("--delay", type=float, default=0.05)
     parser.add_argument("--wait-for", help="a file whose appearance starts the run")
+    parser.add_argument("--ready", help="a file made once the process waits at the line")
     options = parser.parse_args()
+    if options.ready:
+        Path(options.ready).touch()
     while options.wait_for and not os.path.exists(options.wait_for):
         time.sleep(0.005)
     rule = planted(options.name)

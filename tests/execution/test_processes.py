@@ -51,7 +51,12 @@ def test_a_killed_run_loses_nothing_stored_and_never_asks_it_again(
         assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
         assert time.monotonic() < deadline
         time.sleep(0.01)
-    time.sleep(random.Random(attempt).uniform(0.05, 0.5))
+    # Kill only once something is stored, however slowly a loaded machine got there.
+    while not snapshot(store):
+        assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+    time.sleep(random.Random(attempt).uniform(0.0, 0.3))
     os.kill(process.pid, signal.SIGKILL)
     process.communicate()  # reaps the process and closes its pipes
     assert process.returncode == -signal.SIGKILL
@@ -106,11 +111,29 @@ def test_two_processes_running_one_experiment_ask_each_observation_once(tmp_path
     store, go = tmp_path / "shared.db", tmp_path / "go"
     SQLiteStore(store).close()
     logs = [tmp_path / "first.log", tmp_path / "second.log"]
+    ready = [tmp_path / "first.ready", tmp_path / "second.ready"]
     runs = [
-        start(store, log, "--name", "same", "--delay", "0.05", "--wait-for", str(go))
-        for log in logs
+        # calls long enough (0.2 s on average) that neither process can finish them all alone
+        # before the other starts, even on a loaded machine
+        start(
+            store,
+            log,
+            "--name",
+            "same",
+            "--delay",
+            "0.2",
+            "--wait-for",
+            str(go),
+            "--ready",
+            str(mark),
+        )
+        for log, mark in zip(logs, ready, strict=True)
     ]
-    time.sleep(1.0)  # both processes import and wait at the line
+    deadline = time.monotonic() + 120
+    while not all(mark.exists() for mark in ready):  # both imported and waiting at the line
+        assert time.monotonic() < deadline, "the processes never reached the line"
+        assert all(process.poll() is None for process in runs)
+        time.sleep(0.01)
     go.touch()
     for process in runs:
         out, err = process.communicate(timeout=120)
