@@ -146,7 +146,8 @@ def make_run(spec: str, files: dict[str, Path]) -> str:
     seconds = time.perf_counter() - started
     compact(folder / "store.db")
     summary = modelscape("report", "--store", "store.db", "-o", "report.json", folder=folder)
-    ran_lines = [line for line in ran.splitlines() if not line.startswith("\r")]
+    # the summary lines, without the progress lines printed every few seconds
+    ran_lines = [line for line in ran.splitlines() if line and not line.startswith(("\r", "["))]
     models = "\n".join(
         f"- `{path.name}` from the PyPI package `{package}` {version(package)} "
         f"(sha256 `{sha256(path)}`), served as `{name}` on port {PORTS[name]}"

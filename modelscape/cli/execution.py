@@ -12,13 +12,13 @@ from typing import Literal
 
 import click
 
-from modelscape.errors import ExecutionError, ModelscapeError, ReportError, StoreError
+from modelscape.errors import ExecutionError, ModelscapeError, ReportError
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.resolve import load_targets, resolve_target
 from modelscape.execution.runner import Progress, Runner
 from modelscape.results.results import Results
 from modelscape.scenario import Scenario
-from modelscape.store.sqlite import SQLiteStore
+from modelscape.store import Checking, open_store
 
 __all__ = ["register"]
 
@@ -185,7 +185,8 @@ def register(main: click.Group) -> None:
     "store_path",
     required=True,
     type=click.Path(dir_okay=False),
-    help="The SQLite file every output is saved to (created if missing; reruns reuse it).",
+    help="The SQLite file every output is saved to (created if missing; reruns reuse it), "
+    "or a store URL: sqlite:///path/runs.db, memory:, or a scheme a plugin registers.",
 )
 @click.option("--repetitions", type=click.IntRange(min=1), help="Override the spec's repetitions.")
 @click.option(
@@ -274,7 +275,7 @@ def run(
         resolved.extend(load_targets(targets_file))
     config = ExecutionConfig(concurrency=concurrency, timeout=timeout, order=order)
     experiment = scenario.experiment(resolved, config)
-    store = SQLiteStore(store_path)
+    store = open_store(store_path)
     bar = _Bar(terminal=sys.stderr.isatty())
     started = time.perf_counter()
     runner = Runner(store=store, on_progress=bar)
@@ -319,15 +320,20 @@ def run(
 
 
 @click.command()
-@click.option("--store", "store_path", required=True, type=click.Path(dir_okay=False))
+@click.option(
+    "--store",
+    "store_path",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The store: a SQLite file, or a store URL such as sqlite:///path/runs.db.",
+)
 def runs(store_path: str) -> None:
     """List the experiments a store holds, with their observations."""
-    if not Path(store_path).exists():
-        raise StoreError(f"{store_path}: no such store file")
-    store = SQLiteStore(store_path, read_only=True)
+    store = open_store(store_path, read_only=True, create=False)
     try:
-        # Counts read from a damaged file can be silently wrong: check the file first.
-        store.check()
+        if isinstance(store, Checking):
+            # Counts read from a damaged file can be silently wrong: check the file first.
+            store.check()
         rows = []
         for record in store.experiments():
             counts = store.status_counts(record.id)

@@ -21,8 +21,9 @@ def _is_report(source: str) -> bool:
 @click.option(
     "--store",
     "store_path",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The SQLite store of the report's run; its outputs open from every number.",
+    type=click.Path(dir_okay=False),
+    help="The store of the report's run (a SQLite file, or a store URL such as "
+    "sqlite:///path/runs.db); its outputs open from every number.",
 )
 @click.option(
     "-o",
@@ -30,7 +31,7 @@ def _is_report(source: str) -> bool:
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     help="The HTML file to write (default: SOURCE's name with .html, here).",
 )
-def page(source: str, store_path: Path | None, output: Path | None) -> None:
+def page(source: str, store_path: str | None, output: Path | None) -> None:
     """Write a scenario or a report as one HTML file that works offline.
 
     SPEC (a YAML file, the name of a shipped spec, or python:module:NAME naming a Scenario)

@@ -20,8 +20,9 @@ __all__ = ["register"]
     "--store",
     "store_path",
     required=True,
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="The SQLite store the run was saved to.",
+    type=click.Path(dir_okay=False),
+    help="The store the run was saved to: a SQLite file, or a store URL such as "
+    "sqlite:///path/runs.db.",
 )
 @click.argument("experiment", required=False)
 @click.option(
@@ -35,7 +36,7 @@ __all__ = ["register"]
 )
 @click.option("--resamples", type=click.IntRange(min=0), help="Bootstrap resamples per interval.")
 def report(
-    store_path: Path,
+    store_path: str,
     experiment: str | None,
     output: Path | None,
     permutations: int | None,
@@ -52,9 +53,7 @@ def report(
 
     if output is not None:
         check_output(output, "-o")  # before the analysis, which can take a while
-    if not store_path.exists():
-        raise StoreError(f"{store_path}: no such store file")
-    store = open_store(store_path)
+    store = open_store(store_path, create=False)
     try:
         records = store.experiments()
         if not records:

@@ -65,7 +65,8 @@ class WriteBuffer:
         if len(self.pending) >= FLUSH_SIZE:
             self.kick()
 
-    def _take(self) -> tuple[list[Observation], list[PointMeasurement]]:
+    def take(self) -> tuple[list[Observation], list[PointMeasurement]]:
+        """What is waiting, leaving the buffer empty; on the loop, where outputs are added."""
         batch, points = self.pending, self.points
         self.pending, self.points = [], []
         return batch, points
@@ -76,8 +77,9 @@ class WriteBuffer:
         if points:
             self.store.save_measurements(points=points)
 
-    def _write(self, batch: list[Observation], points: list[PointMeasurement]) -> None:
-        """Store a batch; never raises (see the module's docstring for what happens instead)."""
+    def write(self, batch: list[Observation], points: list[PointMeasurement]) -> None:
+        """Store a batch; never raises (see the module's docstring for what happens instead).
+        A blocking call, made from a thread."""
         if not batch and not points:
             return
         for pause in (*WRITE_RETRIES, None):
@@ -127,17 +129,13 @@ class WriteBuffer:
     def kick(self) -> None:
         """Start a background write of what is pending, unless one is still running."""
         if (self.pending or self.points) and (self.writing is None or self.writing.done()):
-            self.writing = asyncio.ensure_future(asyncio.to_thread(self._write, *self._take()))
-
-    def flush(self) -> None:
-        """Write everything now (the store's lock waits for a background write in progress)."""
-        self._write(*self._take())
+            self.writing = asyncio.ensure_future(asyncio.to_thread(self.write, *self.take()))
 
     async def drain(self) -> None:
-        """Wait for the background write, then write the rest."""
+        """Wait for the background write, then write the rest (in a thread too)."""
         if self.writing is not None:
             await self.writing
-        self.flush()
+        await asyncio.to_thread(self.write, *self.take())
 
     async def tick(self) -> None:
         """Start a write every ``FLUSH_INTERVAL`` seconds, until cancelled."""

@@ -141,14 +141,17 @@ class Feed:
         if not self.ready:
             await asyncio.sleep(LEASE_POLL)
 
-    def release(self) -> None:
-        """Stop claiming, and end this run's remaining leases (those of observations it did
-        not store)."""
+    def stop_claiming(self) -> None:
+        """Cancel a claim still running ahead of the workers (on the loop: it is a task)."""
         claiming, self.claiming = self.claiming, None
         if claiming is not None:
             if claiming.done():
                 claiming.exception()  # retrieved: its error, if any, was the run's own
             else:
                 claiming.cancel()
+
+    def release(self) -> None:
+        """End this run's remaining leases (those of observations it did not store); a
+        blocking store call, made from a thread once claiming has stopped."""
         if self.leasing is not None:
             self.leasing.release(self.holder)

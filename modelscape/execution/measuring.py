@@ -9,6 +9,7 @@ that fails part way keeps every full thousand it made, and the next run computes
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import itertools
 from collections import defaultdict
@@ -36,6 +37,7 @@ __all__ = [
 ]
 
 Item = TypeVar("Item")
+Saved = TypeVar("Saved", PointMeasurement, DifferenceMeasurement)
 _BATCH = 1000
 
 
@@ -175,22 +177,24 @@ async def _measure_points(
 ) -> list[PointMeasurement]:
     measure_id = measure.identity.id
     unknown = [o for o in observations if point_id(measure_id, o.id) not in known]
-    done = store.measured(measure_id, (o.id for o in unknown)) if unknown else set()
+    done: set[str] = set()
+    if unknown:
+        done = await asyncio.to_thread(store.measured, measure_id, [o.id for o in unknown])
     todo = [o for o in unknown if o.id not in done]
     buffer: list[PointMeasurement] = []
     computed: list[PointMeasurement] = []
+
+    def save(batch: list[PointMeasurement]) -> None:
+        store.save_measurements(points=batch)
 
     async def score(observation: Observation) -> None:
         variant = variants[observation.variant_id]
         buffer.append(await score_point(measure, measure_id, observation, variant))
         if len(buffer) >= _BATCH:
-            store.save_measurements(points=buffer)
-            computed.extend(buffer)
-            buffer.clear()
+            await _save(save, _taken(buffer), computed)
 
     await _each(todo, score, concurrency)
-    store.save_measurements(points=buffer)
-    computed.extend(buffer)
+    await _save(save, _taken(buffer), computed)
     return computed
 
 
@@ -204,10 +208,13 @@ async def _measure_pairs(
     measure_id = measure.identity.id
     pairs = pairs_of(observations)
     ids = [difference_id(measure_id, a.id, b.id) for a, b in pairs]
-    done = store.measurement_ids(ids)
+    done = await asyncio.to_thread(store.measurement_ids, ids)
     todo = [(i, a, b) for i, (a, b) in zip(ids, pairs, strict=True) if i not in done]
     buffer: list[DifferenceMeasurement] = []
     computed: list[DifferenceMeasurement] = []
+
+    def save(batch: list[DifferenceMeasurement]) -> None:
+        store.save_measurements(differences=batch)
 
     async def compare(item: tuple[str, Observation, Observation]) -> None:
         mid, first, second = item
@@ -231,11 +238,25 @@ async def _measure_pairs(
             )
         )
         if len(buffer) >= _BATCH:
-            store.save_measurements(differences=buffer)
-            computed.extend(buffer)
-            buffer.clear()
+            await _save(save, _taken(buffer), computed)
 
     await _each(todo, compare, concurrency)
-    store.save_measurements(differences=buffer)
-    computed.extend(buffer)
+    await _save(save, _taken(buffer), computed)
     return computed
+
+
+def _taken(buffer: list[Saved]) -> list[Saved]:
+    """The buffer's records, leaving it empty: other workers fill it while these are stored."""
+    taken = buffer[:]
+    buffer.clear()
+    return taken
+
+
+async def _save(
+    save: Callable[[list[Saved]], None], batch: list[Saved], computed: list[Saved]
+) -> None:
+    """Count a batch computed (in the order it was made) and store it in a thread, off the
+    event loop."""
+    computed.extend(batch)
+    if batch:
+        await asyncio.to_thread(save, batch)

@@ -132,9 +132,12 @@ class Runner:
         """Run ``experiment``: ask what the store lacks, store it, measure, and load results."""
         record = experiment.record()
         variants = experiment.variants()
-        self.store.save_experiment(record, variants)
+        store = self.store
+        # Every store call runs in a thread (the store protocol asks stores to be thread-safe),
+        # so a busy store never stalls the loop, where calls of other runs may be in flight.
+        await asyncio.to_thread(store.save_experiment, record, variants)
         plan = list(experiment.plan())
-        stored = self.store.observations(p.id for p in plan)
+        stored = await asyncio.to_thread(store.observations, [p.id for p in plan])
         reused = {i: o for i, o in stored.items() if o.status == "ok"}
         todo = [p for p in plan if p.id not in reused]
         tally = _Tally(len(plan), len(reused), self.on_progress)
@@ -151,10 +154,13 @@ class Runner:
         # waited for them, join this one without a call.
         reused.update(feed.reused)
         tally.reused = len(reused)
-        foreign = [o for o in reused.values() if o.experiment_id != record.id]
-        self.store.save_observations(
-            o.model_copy(update={"experiment_id": record.id}) for o in foreign
-        )
+        foreign = [
+            o.model_copy(update={"experiment_id": record.id})
+            for o in reused.values()
+            if o.experiment_id != record.id
+        ]
+        if foreign:
+            await asyncio.to_thread(store.save_observations, foreign)
         self.last = tally.snapshot()
         tally.tick(force=True)
         every = [*reused.values(), *fresh]
@@ -167,7 +173,7 @@ class Runner:
         )
         if reused:
             # Reused outputs have measurements in the store only: read the whole run back.
-            return Results.load(self.store, record.id)
+            return await asyncio.to_thread(Results.load, store, record.id)
         # A fresh run holds every record it stored; reading them back would only cost time.
         return Results(
             record,
@@ -256,13 +262,10 @@ class Runner:
             await buffer.drain()
         finally:
             # Runs on success, on a target's crash and on Ctrl-C (cancellation) alike: whatever
-            # arrived is stored before the error propagates (the store's lock orders this
-            # write after a background one still running).
+            # arrived is stored before the error propagates.
             ticker.cancel()
-            buffer.flush()
             self.health = {b.name: b.health() for b in breakers}
-            with contextlib.suppress(StoreError):
-                feed.release()
+            await _settle(buffer, feed)
         if buffer.broken is not None:
             raise buffer.failure()
         if buffer.replaced:
@@ -270,6 +273,28 @@ class Runner:
             arrived = [buffer.replaced.get(o.id, o) for o in arrived]
             scored[:] = [p for p in scored if p.observation_id not in buffer.replaced]
         return arrived
+
+
+async def _settle(buffer: WriteBuffer, feed: Feed) -> None:
+    """Store what is still buffered and end this run's leases, in a thread.
+
+    Shielded: a second Ctrl-C while this waits stops the waiting, not the work, which goes on
+    in its thread; ``asyncio.run`` waits for that thread before it returns.
+    """
+
+    # Both on the loop: the claim's task lives there, and outputs are added there.
+    feed.stop_claiming()
+    batch, points = buffer.take()
+
+    def settle() -> None:
+        try:
+            # The store's lock orders this write after a background one still running.
+            buffer.write(batch, points)
+        finally:
+            with contextlib.suppress(StoreError):
+                feed.release()
+
+    await asyncio.shield(asyncio.to_thread(settle))
 
 
 def _observation(

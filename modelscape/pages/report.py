@@ -25,6 +25,7 @@ from modelscape.report.report import Report
 from modelscape.report.summary import NEGATIVE, interval, number
 from modelscape.results.results import Results
 from modelscape.store import Store, open_store
+from modelscape.store.registry import store_scheme
 
 __all__ = ["Outputs", "ReportPage", "disagreement", "load_outputs"]
 
@@ -41,9 +42,13 @@ def load_outputs(outputs: Outputs, experiment: str) -> Results:
                 f"of experiment {experiment}: pass the run the report was built from"
             )
         return outputs
-    if isinstance(outputs, (str, os.PathLike)) and not os.path.exists(outputs):
+    if (
+        isinstance(outputs, (str, os.PathLike))
+        and store_scheme(outputs) is None
+        and not os.path.exists(outputs)
+    ):
         raise ReportError(f"{os.fspath(outputs)}: no such store file")
-    store = open_store(outputs)
+    store = open_store(outputs, create=False)
     try:
         known = [record.id for record in store.experiments()]
         if experiment not in known:

@@ -52,8 +52,8 @@ class Results(RunRecords):
         paused = gc.isenabled()
         gc.disable()
         try:
-            experiment, variants, observations, points, differences = store.load(experiment_id)
-            return cls(experiment, variants, observations, points, differences)
+            run = store.load(experiment_id)
+            return cls(run.experiment, run.variants, run.observations, run.points, run.differences)
         finally:
             if paused:
                 gc.enable()

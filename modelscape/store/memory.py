@@ -157,7 +157,7 @@ class MemoryStore:
                 if d.measure_id in measure_ids and d.first in members and d.second in members
             ]
         ordered = canonical_order(experiment, variants, found)
-        return experiment, variants, ordered, points, differences
+        return StoredRun(experiment, variants, ordered, points, differences)
 
     def close(self) -> None:
         """Nothing to release; kept for the protocol."""

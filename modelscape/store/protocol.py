@@ -1,14 +1,27 @@
 """The store protocol: the one seam between runs and the database that keeps them.
 
 The default is one SQLite file (:class:`~modelscape.store.sqlite.SQLiteStore`). Another database
-can replace it by implementing these methods; nothing else in modelscape touches storage.
+can replace it by implementing these methods; nothing else in modelscape touches storage. The
+contract a store keeps, beyond each method's own:
+
+- **Thread-safe.** The runner never calls a store from its event loop: writes go through its
+  write buffer's worker thread, claims, reuse lookups, measurements and the final load through
+  threads of their own (:mod:`~modelscape.execution.runner`), and a background write may still
+  be running when the next call starts. Every method may therefore be called from any thread,
+  and from two threads at once; a store serializes what must not overlap (both shipped stores
+  hold one lock around their state or connection).
+- **Blocking is fine.** A method may block for as long as its database needs (a busy file, a
+  network round trip): it never runs on the event loop, so calls in flight keep going.
+- **Loading is by columns if it likes.** :meth:`Store.load` returns a :class:`StoredRun`, whose
+  record sequences may be any ``Sequence``, such as a view over columns that builds a record
+  when it is read, rather than lists of records built up front.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Sequence
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from modelscape.records.stored import (
     DifferenceMeasurement,
@@ -18,22 +31,35 @@ from modelscape.records.stored import (
 )
 from modelscape.task.space import Variant
 
-__all__ = ["Leasing", "Store", "StoredRun", "canonical_order", "holder_alive"]
+__all__ = ["Checking", "Leasing", "Store", "StoredRun", "canonical_order", "holder_alive"]
 
-#: Everything one experiment left in a store.
-StoredRun = tuple[
-    ExperimentRecord,
-    Sequence[Variant],
-    Sequence[Observation],
-    Sequence[PointMeasurement],
-    Sequence[DifferenceMeasurement],
-]
+
+class StoredRun(NamedTuple):
+    """Everything one experiment left in a store: what :meth:`Store.load` returns.
+
+    The record of the experiment, then its records as sequences: ``variants`` in their stored
+    order, ``observations`` in :func:`canonical_order` (each under this experiment's id), and
+    the ``points`` and ``differences`` measured from them by the experiment's measures. A store
+    fills each sequence as suits it: lists of records (the shipped stores) or read-only views
+    that build a record on access (a columnar store); readers only iterate, index and take the
+    length. Immutable, and a tuple, so ``experiment, variants, *_ = store.load(id)`` works too.
+    """
+
+    experiment: ExperimentRecord
+    variants: Sequence[Variant]
+    observations: Sequence[Observation]
+    points: Sequence[PointMeasurement]
+    differences: Sequence[DifferenceMeasurement]
 
 
 @runtime_checkable
 class Store(Protocol):
     """Where runs are kept. Writes are idempotent: a record with a stored id is not changed,
-    except that a failed observation may be replaced by a later attempt."""
+    except that a failed observation may be replaced by a later attempt.
+
+    Every method may be called from any thread, and from several at once (see the module's
+    docstring): the runner calls a store from worker threads, never from its event loop.
+    """
 
     def save_experiment(self, experiment: ExperimentRecord, variants: Iterable[Variant]) -> None:
         """Store an experiment and its variants (records already stored are kept)."""
@@ -72,7 +98,9 @@ class Store(Protocol):
         ...
 
     def load(self, experiment_id: str) -> StoredRun:
-        """Everything one experiment left: its record, variants, observations, measurements.
+        """Everything one experiment left: its record, variants, observations, measurements,
+        as a :class:`StoredRun`; a :class:`~modelscape.errors.StoreError` naming the experiments
+        held when the store has no ``experiment_id``.
 
         Observations come in :func:`canonical_order`, so an analysis of a loaded run sees the
         same sequence as one of the run that produced it. An observation first stored by another
@@ -102,6 +130,15 @@ class Leasing(Protocol):
 
     def release(self, holder: str) -> None:
         """End every lease ``holder`` still has."""
+        ...
+
+
+@runtime_checkable
+class Checking(Protocol):
+    """A store that can check its own files for damage, as ``modelscape runs`` does first."""
+
+    def check(self) -> None:
+        """Raise a :class:`~modelscape.errors.StoreError` naming what is damaged, if anything."""
         ...
 
 

@@ -351,7 +351,7 @@ class SQLiteStore:
             differences = [d for d in differences if d.first in members and d.second in members]
             compact(differences)
         ordered = canonical_order(experiment, variants, observations)
-        return experiment, variants, ordered, points, differences
+        return StoredRun(experiment, variants, ordered, points, differences)
 
     def _records(
         self, adapter: TypeAdapter[list[R]], sql: str, parameters: Sequence[Any]

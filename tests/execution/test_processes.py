@@ -61,7 +61,12 @@ def test_a_killed_run_loses_nothing_stored_and_never_asks_it_again(
     store, first_log, second_log = tmp_path / "runs.db", tmp_path / "1.log", tmp_path / "2.log"
     process = start(store, first_log)
     wait_for(process, "started")
-    time.sleep(random.Random(attempt).uniform(0.05, 0.5))
+    # Kill only once something is stored, however slowly a loaded machine got there (the
+    # process ending first fails the test with what it printed).
+    while not snapshot(store):
+        assert process.poll() is None, process.stderr.read()  # type: ignore[union-attr]
+        time.sleep(0.01)
+    time.sleep(random.Random(attempt).uniform(0.0, 0.3))
     os.kill(process.pid, signal.SIGKILL)
     process.communicate()  # reaps the process and closes its pipes
     assert process.returncode == -signal.SIGKILL
@@ -117,7 +122,9 @@ def test_two_processes_running_one_experiment_ask_each_observation_once(tmp_path
     SQLiteStore(store).close()
     logs = [tmp_path / "first.log", tmp_path / "second.log"]
     runs = [
-        start(store, log, "--name", "same", "--delay", "0.05", "--wait-for", str(go))
+        # calls long enough (0.2 s on average) that neither process can finish them all alone
+        # before the other starts, even on a loaded machine
+        start(store, log, "--name", "same", "--delay", "0.2", "--wait-for", str(go))
         for log in logs
     ]
     for process in runs:

@@ -16,7 +16,7 @@ from modelscape.errors import StoreError
 from modelscape.execution.runner import Runner
 from modelscape.results.records import PointMeasurement
 from modelscape.results.results import Results
-from modelscape.store import MemoryStore, SQLiteStore, Store, open_store
+from modelscape.store import MemoryStore, SQLiteStore, Store, StoredRun, open_store
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from tests.store.store_records import observation
 from tests.support.mapping_space import experiment, planted
@@ -313,3 +313,22 @@ def test_records_without_later_fields_load_with_their_defaults(tmp_path: Path) -
         o.model_dump() for o in results.observations
     ]
     store.close()
+
+
+def test_load_returns_a_stored_run_by_name(any_store: Store) -> None:
+    run = experiment([planted()])
+    Runner(store=any_store).run(run)
+    loaded = any_store.load(run.id)
+    assert isinstance(loaded, StoredRun)
+    assert loaded.experiment.id == run.id
+    assert [v.id for v in loaded.variants] == [v.id for v in run.variants()]
+    assert len(loaded.observations) == run.calls()
+    assert {p.observation_id for p in loaded.points} == {o.id for o in loaded.observations}
+    assert loaded.differences == []  # this run's difference measure is keyed: stored as points
+    assert tuple(loaded) == (
+        loaded.experiment,
+        loaded.variants,
+        loaded.observations,
+        loaded.points,
+        loaded.differences,
+    )
