@@ -143,7 +143,7 @@ def test_check_fails_on_an_undefined_quantity(stored: tuple[Path, Results], tmp_
 
 
 def test_a_format_1_report_still_loads_with_honest_gaps(tmp_path: Path) -> None:
-    source = CONTENT / "fair-lending-gemma-3-270m" / "report.json"
+    source = CONTENT / "fair-lending-local-models" / "report.json"
     data = json.loads(source.read_text(encoding="utf-8"))
     data["format"] = 1
     for card in data["scorecards"]:

@@ -151,7 +151,7 @@ def test_run_notes_lose_links_into_their_folder(content: Path, tmp_path: Path) -
 def test_the_leaderboard_shows_n_a_with_its_reason(content: Path, tmp_path: Path) -> None:
     # Gemma 3 270M answered almost nothing on fair-lending: its answer changes are n/a.
     shutil.copytree(
-        CONTENT / "runs" / "fair-lending-gemma-3-270m", content / "runs" / "fair-lending-gemma"
+        CONTENT / "runs" / "fair-lending-local-models", content / "runs" / "fair-lending-gemma"
     )
     shutil.copyfile(
         CONTENT / "specs" / "fair-lending.yaml", content / "specs" / "fair-lending.yaml"
