@@ -6,8 +6,7 @@ Every public name lives in a module named after its concept (see DESIGN.md) and 
 here; ``__all__`` is the contract of ``spec/api-reference.md``.
 """
 
-from importlib.metadata import version
-
+from modelscape._version import __version__
 from modelscape.analysis.records import (
     AxisScore,
     AxisSensitivity,
@@ -39,8 +38,6 @@ from modelscape.task.prompt import Message, Prompt, realizer
 from modelscape.task.space import Axis, Scale, TaskSpace, Variant, perturbation
 from modelscape.templates.lexicon import Entry, Lexicon
 from modelscape.templates.template import Template
-
-__version__ = version("modelscape")
 
 __all__ = [
     "Axis",

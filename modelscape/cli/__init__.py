@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from modelscape import __version__
+from modelscape._version import __version__
 from modelscape.errors import ModelscapeError
 
 __all__ = ["Group", "main"]

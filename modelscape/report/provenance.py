@@ -60,7 +60,7 @@ class Provenance(FrozenModel):
         import numpy
         import scipy
 
-        from modelscape import __version__
+        from modelscape._version import __version__
 
         targets = []
         for identity in results.experiment.targets:

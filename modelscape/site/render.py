@@ -22,7 +22,7 @@ import jinja2
 from jinja2.exceptions import SecurityError
 from markupsafe import Markup
 
-from modelscape import __version__
+from modelscape._version import __version__
 from modelscape.pages.page import (
     PLOTLY_FILE,
     PLOTLY_VERSION,

@@ -26,7 +26,6 @@ from pathlib import Path
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-import modelscape
 from modelscape.pages.page import environment
 from modelscape.site.config import SiteError
 from modelscape.site.confine import content_files, is_inside
@@ -39,7 +38,7 @@ def default_theme() -> Path:
     packaged = resources.files("modelscape") / "_themes" / "default"
     if packaged.is_dir():
         return Path(str(packaged))
-    source = Path(modelscape.__file__).resolve().parent.parent / "themes" / "default"
+    source = Path(__file__).resolve().parents[2] / "themes" / "default"
     if source.is_dir():
         return source
     raise SiteError(
