@@ -9,11 +9,10 @@ import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
-from types import TracebackType
-from typing import Any, Self, TypeAlias
+from typing import Any, TypeAlias
 
 from modelscape._identity import Identity, JsonValue
-from modelscape.target.protocol import TargetOutput, TargetRequest, as_output
+from modelscape.target.protocol import Lifecycle, TargetOutput, TargetRequest, as_output
 
 __all__ = ["CallableTarget", "TargetFunction"]
 
@@ -34,7 +33,7 @@ def _is_async(function: object) -> bool:
     return inspect.iscoroutinefunction(call)
 
 
-class CallableTarget:
+class CallableTarget(Lifecycle):
     """Any function from a :class:`TargetRequest` to text, JSON or a :class:`TargetOutput`.
 
     Async functions are awaited on the runner's loop; synchronous ones run in worker threads so
@@ -105,17 +104,6 @@ class CallableTarget:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(_POOL_SIZE, thread_name_prefix="modelscape-target")
             return self._pool
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
     async def aclose(self) -> None:
         """Shut down the worker threads of a sync function; the next call starts new ones.

@@ -24,12 +24,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, distribution, entry_points
 from urllib.parse import unquote, urlsplit
 
 from pydantic import Field
 
 from modelscape._model import FrozenModel
+from modelscape._plugins import find_plugin, plugin_names
 from modelscape.errors import StoreError
 from modelscape.store.memory import MemoryStore
 from modelscape.store.protocol import Store
@@ -115,39 +115,20 @@ def open_store(
 
 def find_store_kind(scheme: str) -> StoreKind | None:
     """The kind registered for ``scheme``, or None when no installed distribution has one."""
-    for entry in entry_points(group=ENTRY_POINT_GROUP, name=scheme):
-        try:
-            kind = entry.load()
-        except ImportError as error:
-            raise StoreError(
-                f"the {scheme!r} kind of store ({entry.value}) cannot be imported: {error}"
-            ) from None
-        if not isinstance(kind, StoreKind) or kind.scheme != scheme:
-            raise StoreError(
-                f"the {ENTRY_POINT_GROUP} entry point {scheme!r} names {entry.value}, which is "
-                f"not a StoreKind of scheme {scheme!r}"
-            )
-        return kind
-    if not _own_kinds_registered():
-        # An install made before the entry points existed: sqlite: itself would look unknown.
-        raise StoreError(
-            f"no kind of store {scheme!r}: modelscape's installed metadata registers no kinds "
-            f"of store ({ENTRY_POINT_GROUP}); reinstall it (pip install -e . in a checkout)"
-        )
-    return None
+    return find_plugin(
+        ENTRY_POINT_GROUP,
+        scheme,
+        StoreKind,
+        named=lambda kind: kind.scheme,
+        field="scheme",
+        what="kind of store",
+        error=StoreError,
+    )
 
 
 def store_schemes() -> list[str]:
     """Every scheme the installed distributions register, sorted."""
-    return sorted({entry.name for entry in entry_points(group=ENTRY_POINT_GROUP)})
-
-
-def _own_kinds_registered() -> bool:
-    try:
-        own = distribution("modelscape").entry_points
-    except PackageNotFoundError:
-        return False
-    return any(entry.group == ENTRY_POINT_GROUP for entry in own)
+    return plugin_names(ENTRY_POINT_GROUP)
 
 
 def _open_file(path: str, *, read_only: bool, create: bool) -> SQLiteStore:

@@ -27,6 +27,7 @@ from modelscape.task.prompt import Prompt
 
 __all__ = [
     "IdentifiedTarget",
+    "Lifecycle",
     "Target",
     "TargetError",
     "TargetOutput",
@@ -135,7 +136,26 @@ class Target(Protocol):
     async def __call__(self, request: TargetRequest) -> TargetOutput: ...
 
 
-class IdentifiedTarget:
+class Lifecycle:
+    """``async with target:`` for a run, leaving through :meth:`aclose`, which releases what the
+    target holds (nothing here; targets that hold a session, threads or a model override it)."""
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        """Release what the target holds for a run; a later call opens it again as needed."""
+
+
+class IdentifiedTarget(Lifecycle):
     """What every target built here shares: an :class:`Identity` and the names read from it.
 
     Subclasses set ``_identity`` in their constructor and define ``__call__``.
@@ -162,23 +182,6 @@ class IdentifiedTarget:
     def parameters(self) -> dict[str, JsonValue]:
         """What shapes the replies, as named in the identity."""
         return dict(self._identity.parameters)
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        await self.aclose()
-
-    async def aclose(self) -> None:
-        """Release what the target holds for a run; a later call opens it again as needed.
-
-        Nothing here; targets that hold a session, threads or a model override it.
-        """
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._identity})"

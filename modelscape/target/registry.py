@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Callable
-from importlib.metadata import PackageNotFoundError, distribution, entry_points
 from typing import Any
 
 from pydantic import Field
 
 from modelscape._model import FrozenModel
+from modelscape._plugins import find_plugin, plugin_names
 from modelscape.errors import ExecutionError
 from modelscape.target.protocol import Target
 
@@ -70,37 +70,17 @@ class Provider(FrozenModel):
 
 def find_provider(kind: str) -> Provider | None:
     """The provider registered for ``kind``, or None when no installed distribution has one."""
-    for entry in entry_points(group=ENTRY_POINT_GROUP, name=kind):
-        try:
-            provider = entry.load()
-        except ImportError as error:
-            raise ExecutionError(
-                f"the {kind!r} target kind ({entry.value}) cannot be imported: {error}"
-            ) from None
-        if not isinstance(provider, Provider) or provider.kind != kind:
-            raise ExecutionError(
-                f"the {ENTRY_POINT_GROUP} entry point {kind!r} names {entry.value}, which is "
-                f"not a Provider of kind {kind!r}"
-            )
-        return provider
-    if not _own_kinds_registered():
-        # An install made before the entry points existed: every shipped kind would look
-        # unknown, so say what is really wrong.
-        raise ExecutionError(
-            f"no target kind {kind!r}: modelscape's installed metadata registers no target "
-            f"kinds ({ENTRY_POINT_GROUP}); reinstall it (pip install -e . in a checkout)"
-        )
-    return None
+    return find_plugin(
+        ENTRY_POINT_GROUP,
+        kind,
+        Provider,
+        named=lambda provider: provider.kind,
+        field="kind",
+        what="target kind",
+        error=ExecutionError,
+    )
 
 
 def provider_kinds() -> list[str]:
     """Every kind the installed distributions register, sorted."""
-    return sorted({entry.name for entry in entry_points(group=ENTRY_POINT_GROUP)})
-
-
-def _own_kinds_registered() -> bool:
-    try:
-        own = distribution("modelscape").entry_points
-    except PackageNotFoundError:
-        return False
-    return any(entry.group == ENTRY_POINT_GROUP for entry in own)
+    return plugin_names(ENTRY_POINT_GROUP)
