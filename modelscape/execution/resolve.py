@@ -142,8 +142,10 @@ def resolve_target(spec: str, **options: Any) -> Target:
     if factory is None and kind != "python" and _KIND.fullmatch(kind):
         provider = find_provider(kind)
         if provider is not None:
-            provider.check_installed()
-            factory = provider.make
+            if options and not _takes_options(provider.make):
+                raise _no_options(spec, options)
+            # made first, then the extra checked: a wrong option is named as such either way
+            return provider.target(argument, **options)
     if factory is None:
         if kind == "python":
             raise _no_options(spec, options)

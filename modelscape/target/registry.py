@@ -63,9 +63,18 @@ class Provider(FrozenModel):
                 )
 
     def target(self, argument: str, **options: Any) -> Target:
-        """The target ``KIND:ARGUMENT`` names, made with ``options``."""
+        """The target ``KIND:ARGUMENT`` names, made with ``options``.
+
+        The target is made first, so that a wrong option or a missing model file is reported
+        as such whether or not the kind's extra is installed; then the extra is checked.
+        """
+        try:
+            made = self.make(argument, **options)
+        except ImportError:
+            self.check_installed()  # names what to install when that is what failed
+            raise
         self.check_installed()
-        return self.make(argument, **options)
+        return made
 
 
 def find_provider(kind: str) -> Provider | None:
