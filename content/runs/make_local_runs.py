@@ -30,13 +30,15 @@ import importlib.metadata
 import importlib.util
 import platform
 import shutil
-import sqlite3
 import subprocess
 import sys
 import time
 import urllib.request
 from datetime import UTC, datetime
 from pathlib import Path
+
+# the reference runs' script, beside this one (on the import path when run as a script)
+from make_reference_runs import compact
 
 HERE = Path(__file__).resolve().parent
 SPECS = ("fair-lending", "pressure", "return-window", "review-injection")
@@ -116,16 +118,6 @@ def modelscape(*arguments: str, folder: Path) -> str:
     if done.returncode != 0:
         raise SystemExit(f"modelscape {' '.join(arguments)} failed:\n{done.stdout}{done.stderr}")
     return done.stdout + done.stderr
-
-
-def compact(path: Path) -> None:
-    """Fold the write-ahead log into the file and drop free pages, so the store commits small."""
-    connection = sqlite3.connect(path)
-    try:
-        connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-        connection.execute("VACUUM")
-    finally:
-        connection.close()
 
 
 def version(package: str) -> str:

@@ -74,7 +74,7 @@ PLANTED: dict[str, tuple[str, str, list[Flip]]] = {
 }
 
 
-def _compact(path: Path) -> None:
+def compact(path: Path) -> None:
     """Fold the write-ahead log into the file and drop free pages, so the store commits small."""
     connection = sqlite3.connect(path)
     try:
@@ -105,7 +105,7 @@ def make_run(name: str) -> Path:
         results = Runner(store=store).run(scenario.experiment(targets))
     finally:
         store.close()
-    _compact(folder / "store.db")
+    compact(folder / "store.db")
     scenario.report(results).save(folder / "report.json")
     versions = {
         "modelscape": modelscape.__version__,

@@ -7,6 +7,7 @@ import asyncio
 import importlib.util
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from modelscape.errors import ExecutionError
 from modelscape.providers.anthropic import AnthropicTarget
 from modelscape.providers.names import provider_target
 from modelscape.providers.openai import OpenAICompatibleTarget
+from modelscape.results.results import Results
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
 from modelscape.target import TargetOutput, TargetRequest
@@ -365,3 +367,40 @@ def test_an_in_process_model_follows_a_grammar_even_for_plain_answers(smollm2_pa
     assert target.parameters["structured"] == "grammar"
     assert all(json_field("decision", ["approve", "decline"])(o) for o in as_json)
     assert all(o.text in {"approve", "decline"} for o in as_text)
+
+
+def test_a_hostile_tool_input_is_stored_cleaned(fake: FakeProvider, tmp_path: Path) -> None:
+    """An answer tool's input is data from the server: lone surrogates, NUL, deep nesting and
+    an echoed key in it must neither cost an observation nor reach the store as they are."""
+    nested: object = "deep"
+    for _ in range(200):
+        nested = {"n": nested}
+    hostile = {"eligible": "\ud83d\u0000", "key": "sk-ant-secret", "nested": nested}
+
+    def reply(received: object) -> dict[str, object]:
+        message = anthropic_message()
+        message["content"] = [{"type": "tool_use", "name": "answer", "input": hostile}]
+        return message
+
+    fake.respond = reply
+    scenario = load_spec("return-window").scenario()
+    target = AnthropicTarget("claude-x", base_url=fake.root, structured=True, name="tool")
+    experiment = replace(scenario.experiment([target]), repetitions=2)
+    path = tmp_path / "runs.db"
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
+        results = Runner(store=SQLiteStore(path)).run(experiment)
+    assert len(results.observations) == experiment.calls()
+    stored = SQLiteStore(path)
+    (record,) = stored.experiments()
+    reloaded = Results.load(stored, record.id).observations
+    assert len(reloaded) == experiment.calls()
+    assert all(o.status == "ok" for o in reloaded)
+    for observation in reloaded:
+        data = observation.output.data
+        assert isinstance(data, dict)
+        assert data["eligible"] == "\ufffd\u0000"  # the lone surrogate replaced, NUL kept
+        assert "sk-ant-secret" not in json.dumps(data)  # the echoed key scrubbed
+    stored.close()
+    for written in tmp_path.glob("runs.db*"):  # the write-ahead log too
+        assert b"sk-ant-secret" not in written.read_bytes()

@@ -3,6 +3,7 @@ run, a way to damage a file, and the read-only probe script."""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from modelscape.execution.runner import Runner
@@ -10,6 +11,7 @@ from modelscape.results.records import Observation
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.target import TargetOutput
 from tests.support.mapping_space import experiment, planted
+from tests.support.readonly import run_with_read_only
 
 #: Opens a store as ``modelscape report`` would; run inside a read-only mount.
 PROBE = Path(__file__).parent / "readonly_probe.py"
@@ -48,3 +50,16 @@ def damage(path: Path) -> None:
     for start in range(page, len(data), page * 2):
         data[start + 100 : start + 1000] = b"\xff" * 900
     path.write_bytes(bytes(data))
+
+
+def check_read_only_store(mount: Path, path: Path) -> None:
+    """Store a run at ``path``, mount ``mount`` (the file or its folder) read-only, and check in
+    that mount that the store opens read-only, reads the run and refuses to write."""
+    run = stored_run(path)
+    done = run_with_read_only(mount, [sys.executable, str(PROBE), str(path)])
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "read_only True"
+    assert lines[1] == f"experiment {run} 20"
+    assert lines[2].startswith("write refused:")
+    assert "open read-only" in lines[2]

@@ -4,7 +4,6 @@ which file and what to do, and a caller's own mistake is never blamed on the fil
 from __future__ import annotations
 
 import sqlite3
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,8 +12,13 @@ from modelscape.errors import StoreError
 from modelscape.store import connection
 from modelscape.store import sqlite as sqlite_store
 from modelscape.store.sqlite import SQLiteStore
-from tests.store.store_records import PROBE, damage, observation, stored_run
-from tests.support.readonly import can_mount_read_only, run_with_read_only
+from tests.store.store_records import (
+    check_read_only_store,
+    damage,
+    observation,
+    stored_run,
+)
+from tests.support.readonly import can_mount_read_only
 
 
 def test_a_foreign_database_is_named_by_its_first_five_tables(tmp_path: Path) -> None:
@@ -109,14 +113,7 @@ def test_a_store_file_that_alone_is_read_only_opens_read_only(tmp_path: Path) ->
     if not can_mount_read_only():
         pytest.skip("needs unshare with user and mount namespaces to mount a file read-only")
     path = tmp_path / "runs.db"
-    run = stored_run(path)
-    done = run_with_read_only(path, [sys.executable, str(PROBE), str(path)])
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert lines[0] == "read_only True"
-    assert lines[1] == f"experiment {run} 20"
-    assert lines[2].startswith("write refused:")
-    assert "open read-only" in lines[2]
+    check_read_only_store(path, path)
 
 
 def test_an_id_that_cannot_be_encoded_is_not_blamed_on_the_file(tmp_path: Path) -> None:

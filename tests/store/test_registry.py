@@ -3,7 +3,6 @@ beside modelscape (here, into a temporary folder on sys.path), through the API a
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -22,6 +21,7 @@ from modelscape.store.registry import (
     store_schemes,
 )
 from tests.support.mapping_space import experiment, planted
+from tests.support.plugins import install_plugin
 
 # A whole store package: one module with its store and its StoreKind. Its stores remember the
 # location and options they were opened with, and share one process-wide memory per location.
@@ -51,33 +51,22 @@ WRONG = "not a store kind"
 """
 
 
-def install(folder: Path, entry_points: str) -> None:
-    """A distribution as an installer leaves it: the package and its dist-info."""
-    (folder / "duck_store.py").write_text(STORE_MODULE, encoding="utf-8")
-    info = folder / "duck_store-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: duck-store\nVersion: 0.1\n", encoding="utf-8"
-    )
-    (info / "entry_points.txt").write_text(
-        f"[{ENTRY_POINT_GROUP}]\n{entry_points}", encoding="utf-8"
-    )
-
-
 @pytest.fixture
 def duck(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder = tmp_path / "site"
     folder.mkdir()
-    install(
+    install_plugin(
         folder,
-        "duck = duck_store:DUCK\n"
+        monkeypatch,
+        module="duck_store",
+        source=STORE_MODULE,
+        group=ENTRY_POINT_GROUP,
+        entry_points="duck = duck_store:DUCK\n"
         "nothing = duck_store:NOTHING\n"
         "wrong = duck_store:WRONG\n"
         "goose = duck_store:DUCK\n"
         "missing = no_such_store_module:KIND\n",
     )
-    monkeypatch.syspath_prepend(str(folder))
-    monkeypatch.delitem(sys.modules, "duck_store", raising=False)
     return folder
 
 

@@ -18,9 +18,14 @@ from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore, Store
 from modelscape.store.migrations import SCHEMA_VERSION
 from modelscape.store.protocol import Leasing, holder_alive
-from tests.store.store_records import PROBE, damage, observation, stored_run
+from tests.store.store_records import (
+    check_read_only_store,
+    damage,
+    observation,
+    stored_run,
+)
 from tests.support.mapping_space import experiment, planted
-from tests.support.readonly import can_mount_read_only, run_with_read_only
+from tests.support.readonly import can_mount_read_only
 
 
 def digest(path: Path) -> str:
@@ -96,14 +101,7 @@ def test_a_store_on_a_read_only_file_system_opens_read_only(tmp_path: Path) -> N
         pytest.skip("needs unshare with user and mount namespaces to mount a folder read-only")
     folder = tmp_path / "mounted"
     folder.mkdir()
-    run = stored_run(folder / "runs.db")
-    done = run_with_read_only(folder, [sys.executable, str(PROBE), str(folder / "runs.db")])
-    assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
-    assert lines[0] == "read_only True"
-    assert lines[1] == f"experiment {run} 20"
-    assert lines[2].startswith("write refused:")
-    assert "open read-only" in lines[2]
+    check_read_only_store(folder, folder / "runs.db")
 
 
 def test_a_damaged_store_is_one_clear_error_naming_the_file(tmp_path: Path) -> None:

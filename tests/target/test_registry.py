@@ -13,6 +13,7 @@ from modelscape.execution.resolve import resolve_target
 from modelscape.target import TargetRequest
 from modelscape.target.registry import ENTRY_POINT_GROUP, find_provider, provider_kinds
 from modelscape.task.prompt import Prompt
+from tests.support.plugins import install_plugin
 
 # A whole provider package: one module with its target and its Provider.
 PROVIDER_MODULE = """
@@ -42,30 +43,19 @@ WRONG = "not a provider"
 """
 
 
-def install(folder: Path, entry_points: str) -> None:
-    """A distribution as an installer leaves it: the package and its dist-info."""
-    (folder / "parrot_provider.py").write_text(PROVIDER_MODULE, encoding="utf-8")
-    info = folder / "parrot_provider-0.1.dist-info"
-    info.mkdir()
-    (info / "METADATA").write_text(
-        "Metadata-Version: 2.1\nName: parrot-provider\nVersion: 0.1\n", encoding="utf-8"
-    )
-    (info / "entry_points.txt").write_text(
-        f"[{ENTRY_POINT_GROUP}]\n{entry_points}", encoding="utf-8"
-    )
-
-
 @pytest.fixture
 def parrot(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    install(
+    install_plugin(
         tmp_path,
-        "parrot = parrot_provider:PROVIDER\n"
+        monkeypatch,
+        module="parrot_provider",
+        source=PROVIDER_MODULE,
+        group=ENTRY_POINT_GROUP,
+        entry_points="parrot = parrot_provider:PROVIDER\n"
         "needy = parrot_provider:NEEDY\n"
         "wrong = parrot_provider:WRONG\n"
         "mislabelled = parrot_provider:PROVIDER\n",
     )
-    monkeypatch.syspath_prepend(str(tmp_path))
-    monkeypatch.delitem(__import__("sys").modules, "parrot_provider", raising=False)
     return tmp_path
 
 
