@@ -48,11 +48,12 @@ def main() -> None:
 
 
 def _register() -> None:
-    from modelscape.cli import execution, page, report, review
+    from modelscape.cli import execution, merge, page, report, review
     from modelscape.cli import site as site_commands
 
     review.register(main)
     execution.register(main)
+    merge.register(main)
     report.register(main)
     page.register(main)
     site_commands.register(main)

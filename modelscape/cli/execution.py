@@ -16,6 +16,7 @@ from modelscape.errors import ExecutionError, ModelscapeError, ReportError
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.resolve import load_targets, resolve_target
 from modelscape.execution.runner import Progress, Runner
+from modelscape.execution.shard import Shard
 from modelscape.results.results import Results
 from modelscape.scenario import Scenario
 from modelscape.store import Checking, open_store
@@ -206,6 +207,13 @@ def register(main: click.Group) -> None:
     "cache (llama.cpp) reads each prompt once.",
 )
 @click.option(
+    "--shard",
+    metavar="I/N",
+    help="Ask only part I of N of the observations (chosen by observation id, so shards never "
+    "overlap): run N shards on N machines, `modelscape merge` their stores, then run once more "
+    "on the merged store without --shard to measure across shards and report.",
+)
+@click.option(
     "--timeout",
     type=click.FloatRange(min=0, min_open=True),
     default=120.0,
@@ -245,6 +253,7 @@ def run(
     repetitions: int | None,
     concurrency: int,
     order: Literal["shuffled", "grouped"],
+    shard: str | None,
     timeout: float,
     max_failures: str | None,
     report_path: Path | None,
@@ -265,6 +274,7 @@ def run(
 
     for text in requirements:  # a typo fails now, not after an hour of calls
         Requirement.parse(text)
+    part = _shard(shard, report_path is not None or bool(requirements))
     scenario = _scenario(spec)
     if repetitions is not None:
         scenario = dataclasses.replace(scenario, repetitions=repetitions)
@@ -273,7 +283,7 @@ def run(
     resolved = [resolve_target(t) for t in targets]
     if targets_file is not None:
         resolved.extend(load_targets(targets_file))
-    config = ExecutionConfig(concurrency=concurrency, timeout=timeout, order=order)
+    config = ExecutionConfig(concurrency=concurrency, timeout=timeout, order=order, shard=part)
     experiment = scenario.experiment(resolved, config)
     store = open_store(store_path)
     bar = _Bar(terminal=sys.stderr.isatty())
@@ -291,10 +301,11 @@ def run(
     last = runner.last
     asked = last.done if last is not None else 0
     reused = last.reused if last is not None else 0
+    of = f"{experiment.calls()}" if part is None else f"{experiment.calls()}, shard {part}"
     lines = [
         f"experiment   {results.experiment.id}",
         f"store        {store_path}",
-        f"observations {len(results.observations)} of {experiment.calls()}: "
+        f"observations {len(results.observations)} of {of}: "
         f"{asked} asked, {reused} reused, {len(results.failed)} failed",
         f"time         {time.perf_counter() - started:.1f} s",
     ]
@@ -317,6 +328,22 @@ def run(
         raise ExecutionError(too_many)
     if not met:
         raise SystemExit(1)
+
+
+def _shard(text: str | None, reporting: bool) -> Shard | None:
+    """The ``--shard`` option as a :class:`Shard`; a shard's part of a run is no report."""
+    if text is None:
+        return None
+    try:
+        part = Shard.parse(text)
+    except ValueError as error:
+        raise click.BadParameter(str(error), param_hint="--shard") from None
+    if reporting:
+        raise click.UsageError(
+            "--report and --require need the whole run, and a shard holds part of it: "
+            "merge the shards' stores (modelscape merge), then run again without --shard"
+        )
+    return part
 
 
 @click.command()

@@ -13,6 +13,7 @@ from typing import Literal
 from pydantic import Field, model_validator
 
 from modelscape._model import FrozenModel
+from modelscape.execution.shard import Shard
 
 __all__ = ["ExecutionConfig", "RetryPolicy"]
 
@@ -60,6 +61,9 @@ class ExecutionConfig(FrozenModel):
     then reads each prompt once instead of once per repetition. Use it for models whose
     weights cannot change during a run; a hosted model's drift would then fall on whole
     variants.
+
+    ``shard`` restricts a run to one deterministic part of the observations (see
+    :mod:`~modelscape.execution.shard`), so that N machines can share one experiment.
     """
 
     concurrency: int = Field(default=8, ge=1)
@@ -68,6 +72,7 @@ class ExecutionConfig(FrozenModel):
     deadline: float | None = Field(default=None, gt=0)
     stop_after: int | None = Field(default=10, ge=1)
     order: Literal["shuffled", "grouped"] = "shuffled"
+    shard: Shard | None = None
 
     def budget(self) -> float:
         """Seconds one observation may take with its retries: ``deadline``, or what the

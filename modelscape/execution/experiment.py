@@ -147,8 +147,16 @@ class Experiment:
         Shuffling spreads drift in a provider (load, caching, a silent model update) over every
         coordinate instead of confounding it with the order of the axes. Grouped: the variants
         in one seeded random order, the repetitions of each back to back. Either way the same
-        observations, with the same ids and seed hints.
+        observations, with the same ids and seed hints. With ``execution.shard``, only the
+        observations of that shard, in the same order.
         """
+        shard = self.execution.shard
+        for planned in self._every():
+            if shard is None or shard.holds(planned.id):
+                yield planned
+
+    def _every(self) -> Iterator[PlannedObservation]:
+        """Every call of the experiment, in the order of ``execution.order``."""
         variants = self.variants()
         # Each target's identity hashed once, not once per call (observation_id takes the id).
         targets = [t.identity.id for t in self.targets]
@@ -171,7 +179,7 @@ class Experiment:
                 yield planned(index, variant, repetition)
 
     def calls(self) -> int:
-        """How many observations a full run holds."""
+        """How many observations a full run holds (all shards together)."""
         return len(self.targets) * len(self.variants()) * self.repetitions
 
     def __repr__(self) -> str:
