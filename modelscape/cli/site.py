@@ -88,11 +88,25 @@ def serve(content: Path, output: Path, port: int) -> None:
 @click.command()
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--title", help="The site's title (default: the folder's name).")
-def init(folder: Path, title: str | None) -> None:
+@click.option(
+    "--shards",
+    type=click.IntRange(min=1),
+    help="Also write .github/workflows/runs.yml: a matrix of one job per target and shard, "
+    "then a job that merges the stores, reports and publishes.",
+)
+@click.option(
+    "--target",
+    "targets",
+    multiple=True,
+    help="A target for the runs workflow, as for `modelscape run` (repeatable; with --shards).",
+)
+def init(folder: Path, title: str | None, shards: int | None, targets: tuple[str, ...]) -> None:
     """Create a site project in FOLDER: settings, a page, a spec, and a Pages workflow."""
     from modelscape.site import init_site
 
-    for path in init_site(folder, title=title):
+    if shards is not None and not targets:
+        raise click.UsageError("--shards runs targets: name them with --target")
+    for path in init_site(folder, title=title, shards=shards, targets=targets):
         click.echo(f"wrote {path}")
     click.echo(f"next: modelscape build {folder} -o {folder / 'site'}")
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 
 from modelscape import __version__
 from modelscape.site.config import SiteError
+from modelscape.site.runs_workflow import runs_workflow
 from modelscape.specs import shipped_path
 
 __all__ = ["init_site", "pages_workflow"]
@@ -117,10 +119,26 @@ publishes it on GitHub Pages through `.github/workflows/pages.yml`.
 
 
 def init_site(
-    folder: str | Path, *, title: str | None = None, spec: str = "pressure"
+    folder: str | Path,
+    *,
+    title: str | None = None,
+    spec: str = "pressure",
+    shards: int | None = None,
+    targets: Sequence[str] = (),
 ) -> list[Path]:
-    """Create a site project in ``folder`` (new or empty) and return the files written."""
+    """Create a site project in ``folder`` (new or empty) and return the files written.
+
+    With ``shards``, it also holds ``.github/workflows/runs.yml``, which runs the spec against
+    ``targets`` in that many shards per target and publishes the merged runs (see
+    :mod:`~modelscape.site.runs_workflow`).
+    """
     root = Path(folder)
+    install = f"modelscape=={__version__}"
+    runs = None
+    if shards is not None:
+        runs = runs_workflow(install=install, scenarios=[spec], targets=targets, shards=shards)
+    elif targets:
+        raise SiteError("targets are for the runs workflow: give the number of shards too")
     if root.exists() and not root.is_dir():
         raise SiteError(f"{root} is a file: choose a new folder for the site project")
     if root.exists() and any(root.iterdir()):
@@ -137,8 +155,10 @@ def init_site(
         "runs/README.md": _RUNS,
         "README.md": _README.format(title=name),
         ".gitignore": "site/\n",
-        ".github/workflows/pages.yml": pages_workflow(install=f"modelscape=={__version__}"),
+        ".github/workflows/pages.yml": pages_workflow(install=install),
     }
+    if runs is not None:
+        files[".github/workflows/runs.yml"] = runs
     written = []
     try:
         for relative, text in files.items():

@@ -1,0 +1,182 @@
+"""A GitHub Actions workflow that runs a site's scenarios in shards, then merges and publishes.
+
+``modelscape init --shards N --target T ...`` writes it as ``.github/workflows/runs.yml``. Its
+matrix runs one job per scenario, target and shard (``modelscape run --shard I/N``); each job
+uploads its store as an artifact. A last job downloads them all, merges each scenario's stores
+(``modelscape merge --mixed``: a job of one target is an experiment of its own), runs each
+scenario once more with every target on the merged store (every output is reused, so nothing
+is asked unless a shard lost some; what spans shards and targets is measured), writes the
+reports, commits the ``runs/`` folder back, and builds and deploys the site.
+
+Actions is the scheduler: modelscape only makes each shard a deterministic, resumable part.
+Targets reach the commands through environment variables, never pasted into a shell line, so
+a target with quotes or ``$`` in it cannot run anything.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Sequence
+
+from modelscape.site.config import SiteError
+
+__all__ = ["runs_workflow"]
+
+_SCENARIO = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
+# Artifact names may not hold ':', '/', '"', '<', '>', '|', '*', '?' or '\': a target's
+# artifact is named by a slug of its spec and its position.
+_UNSAFE = re.compile(r"[^A-Za-z0-9_.-]+")
+#: Jobs GitHub runs for one workflow's matrix at most.
+MATRIX_LIMIT = 256
+
+
+def _slug(index: int, target: str) -> str:
+    return f"{index + 1}-{_UNSAFE.sub('-', target).strip('-')[:40] or 'target'}"
+
+
+def _checked(scenarios: Sequence[str], targets: Sequence[str], shards: int) -> None:
+    if not scenarios:
+        raise SiteError("the runs workflow needs at least one scenario (a spec under specs/)")
+    if not targets:
+        raise SiteError("the runs workflow needs at least one target: name them with --target")
+    for scenario in scenarios:
+        if not _SCENARIO.fullmatch(scenario):
+            raise SiteError(
+                f"scenario {scenario!r}: a spec's name for the workflow is letters, digits, "
+                "'_', '.' and '-' (the file specs/NAME.yaml)"
+            )
+    for target in targets:
+        if not target.strip() or not target.isprintable():
+            raise SiteError(f"target {target!r} must be one line of printable text")
+    if len(set(targets)) != len(targets):
+        raise SiteError("a target is named twice; each target runs once per shard")
+    jobs = len(scenarios) * len(targets) * shards
+    if shards < 1 or jobs > MATRIX_LIMIT:
+        raise SiteError(
+            f"{len(scenarios)} scenarios x {len(targets)} targets x {shards} shards make {jobs} "
+            f"jobs; GitHub runs at most {MATRIX_LIMIT} per matrix and at least one shard is needed"
+        )
+
+
+def runs_workflow(
+    *, install: str, scenarios: Sequence[str], targets: Sequence[str], shards: int
+) -> str:
+    """The workflow's YAML text for these scenarios (specs/NAME.yaml), targets and shards.
+
+    ``install`` is what ``pip install`` is given to install modelscape. Raises
+    :class:`~modelscape.site.config.SiteError` naming what is wrong with the arguments.
+    """
+    _checked(scenarios, targets, shards)
+    # JSON strings and lists are YAML flow scalars and sequences, quoted whatever they hold.
+    matrix_targets = "\n".join(
+        f"          - {{slug: {json.dumps(_slug(i, t))}, spec: {json.dumps(t)}}}"
+        for i, t in enumerate(targets)
+    )
+    # Scenarios get keys s1, s2...: a glob by name would take "a-b"'s stores for "a"'s.
+    matrix_scenarios = "\n".join(
+        f"          - {{key: s{i + 1}, name: {json.dumps(n)}}}" for i, n in enumerate(scenarios)
+    )
+    pairs = " ".join(f"s{i + 1}:{n}" for i, n in enumerate(scenarios))
+    artifact = "store-${{ matrix.scenario.key }}-${{ matrix.target.slug }}-${{ matrix.shard }}"
+    every_target = " ".join(f"--target {shlex.quote(t)}" for t in targets)
+    return f"""# Run every scenario against every target in {shards} shards, then merge, report and
+# publish. Written by `modelscape init --shards`; edit the matrix to add scenarios or targets.
+# Keys of hosted models come from the repository's secrets (Settings > Secrets > Actions).
+name: runs
+
+on:
+  workflow_dispatch:
+
+permissions:
+  contents: read
+
+env:
+  OPENAI_API_KEY: ${{{{ secrets.OPENAI_API_KEY }}}}
+  ANTHROPIC_API_KEY: ${{{{ secrets.ANTHROPIC_API_KEY }}}}
+
+jobs:
+  shard:
+    runs-on: ubuntu-latest
+    timeout-minutes: 360
+    strategy:
+      fail-fast: false
+      matrix:
+        scenario:
+{matrix_scenarios}
+        shard: {json.dumps(list(range(1, shards + 1)))}
+        target:
+{matrix_targets}
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.11"
+      - name: install
+        run: python -m pip install {install}
+      - name: run one shard
+        env:
+          SCENARIO: ${{{{ matrix.scenario.name }}}}
+          TARGET: ${{{{ matrix.target.spec }}}}
+          SHARD: ${{{{ matrix.shard }}}}/{shards}
+        run: >-
+          modelscape run "specs/$SCENARIO.yaml" --target "$TARGET" --store store.db
+          --shard "$SHARD" --max-failures 100%
+      - uses: actions/upload-artifact@v4
+        with:
+          name: {artifact}
+          path: store.db
+          retention-days: 7
+
+  merge:
+    needs: shard
+    runs-on: ubuntu-latest
+    timeout-minutes: 120
+    permissions:
+      contents: write
+      pages: write
+      id-token: write
+    environment:
+      name: github-pages
+      url: ${{{{ steps.deployment.outputs.page_url }}}}
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-python@v5
+        with:
+          python-version: "3.11"
+      - name: install
+        run: python -m pip install {install}
+      - uses: actions/download-artifact@v4
+        with:
+          pattern: store-*
+          path: stores
+      - name: merge, measure and report each scenario
+        run: |
+          set -euo pipefail
+          for pair in {pairs}; do
+            key="${{pair%%:*}}" scenario="${{pair#*:}}"
+            mkdir -p "runs/$scenario"
+            modelscape merge --mixed stores/store-"$key"-*/store.db -o "runs/$scenario/store.db"
+            modelscape run "specs/$scenario.yaml" {every_target} \\
+              --store "runs/$scenario/store.db" --report "runs/$scenario/report.json"
+          done
+      - name: commit the runs
+        run: |
+          git config user.name "modelscape runs"
+          git config user.email "runs@users.noreply.github.com"
+          git add runs
+          git commit -m "Runs of $GITHUB_SHA, merged from {shards} shards" || echo "no change"
+          git push
+      - id: pages
+        uses: actions/configure-pages@v5
+      - name: build the site
+        run: >-
+          modelscape build . -o site --strict
+          --base-url "${{{{ steps.pages.outputs.base_url }}}}/"
+      - uses: actions/upload-pages-artifact@v3
+        with:
+          path: site
+      - id: deployment
+        uses: actions/deploy-pages@v4
+"""
