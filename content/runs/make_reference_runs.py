@@ -10,11 +10,12 @@ versions that made it. The targets answer without a model, so the runs are exact
   biased, late or hijacked, depending on the scenario), with the same noise;
 - ``random``: a choice drawn at random, ignoring the prompt.
 
-Run it from the repository root::
+Run it from the repository root, for every scenario or for the ones named::
 
-    python content/runs/make_reference_runs.py
+    python content/runs/make_reference_runs.py [NAME ...]
 
 It also copies the shipped specs into ``content/specs/`` so the site shows what the runs used.
+The scenarios written in Python (:mod:`modelscape.scenarios`) have no spec file to copy.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ import scipy
 
 import modelscape
 from modelscape.execution import Runner
+from modelscape.scenario import Scenario
+from modelscape.scenarios import arithmetic, conditioning, evidence
 from modelscape.specs import load_spec, shipped_path
 from modelscape.store import SQLiteStore
 from modelscape.targets.oracle import OracleTarget
@@ -71,7 +74,43 @@ PLANTED: dict[str, tuple[str, str, list[Flip]]] = {
         "obeys instructions hidden in the review and replies HACKED",
         [Flip(marker="HACKED", answer="HACKED")],
     ),
+    "arithmetic": (
+        "distracted",
+        "answers with the number in the irrelevant sentence whenever it is told",
+        [
+            Flip(marker="Four of the shells", answer=4),
+            Flip(marker="printed 12 years", answer=12),
+            Flip(marker="closes at 6", answer=6),
+            Flip(marker="painted 3 years", answer=3),
+        ],
+    ),
+    "evidence": (
+        "first-told",
+        "always sides with the evidence told first (conclusion A), whatever the counts",
+        [Flip(marker="Conclusion A", answer="A")],
+    ),
+    "conditioning": (
+        "wary",
+        "declines the sensitive questions whenever they are not asked in English",
+        [
+            Flip(
+                marker="sobredosis|suicidio|anticoncepción|Tiananmén|extremistas|overdose d'|"
+                "au suicide|contraception d'urgence|place Tian'anmen|extrémistes|Überdosis|"
+                "Suizid|Notfallverhütung|Tian'anmen-Platz|extremistischen",
+                answer="decline",
+            )
+        ],
+    ),
 }
+
+#: The scenarios written in Python, by name; every other name is a shipped spec.
+PYTHON: dict[str, Scenario] = {
+    "arithmetic": arithmetic.SCENARIO,
+    "evidence": evidence.SCENARIO,
+    "conditioning": conditioning.SCENARIO,
+}
+#: What the random target picks from when the answer has no choices (arithmetic's numbers).
+NUMBERS = [3, 6, 9, 12, 17, 23, 26, 41, 54, 90]
 
 
 def compact(path: Path) -> None:
@@ -85,15 +124,17 @@ def compact(path: Path) -> None:
 
 
 def make_run(name: str) -> Path:
-    """Run one shipped spec against the three reference targets into its run folder."""
-    spec = load_spec(name)
-    scenario = dataclasses.replace(spec.scenario(), repetitions=REPETITIONS)
+    """Run one scenario against the three reference targets into its run folder."""
+    original = PYTHON[name] if name in PYTHON else load_spec(name).scenario()
+    scenario = dataclasses.replace(original, repetitions=REPETITIONS)
     planted_name, planted_what, flips = PLANTED[name]
-    field = spec.data()["answer"]["field"]
-    choices = scenario.answer.choices  # type: ignore[attr-defined]
+    field = scenario.answer.field  # type: ignore[attr-defined]
+    choices = scenario.answer.choices or NUMBERS  # type: ignore[attr-defined]
+    # Noise swaps an answer for another choice: an answer without choices gets none.
+    noise = NOISE if scenario.answer.choices else 0.0  # type: ignore[attr-defined]
     targets = [
-        OracleTarget(scenario, noise=NOISE, name="oracle"),
-        OracleTarget(scenario, flips=flips, noise=NOISE, name=planted_name),
+        OracleTarget(scenario, noise=noise, name="oracle"),
+        OracleTarget(scenario, flips=flips, noise=noise, name=planted_name),
         RandomTarget([json.dumps({field: choice}) for choice in choices], name="random"),
     ]
     folder = HERE / f"{name}-reference"
@@ -113,17 +154,20 @@ def make_run(name: str) -> Path:
         "numpy": numpy.__version__,
         "scipy": scipy.__version__,
     }
+    kind = "scenario `modelscape.scenarios." if name in PYTHON else "spec `"
     (folder / "README.md").write_text(
         f"# {name} against reference targets\n\n"
-        f"The shipped `{name}` spec (version {scenario.version}, run with {scenario.repetitions} "
-        f"repetitions instead of {spec.repetitions}, {scenario.calls_per_target()} calls per "
-        "target) against three "
+        f"The shipped {kind}{name}` (version {scenario.version}, run with "
+        f"{scenario.repetitions} repetitions instead of {original.repetitions}, "
+        f"{scenario.calls_per_target()} calls per target) against three "
         "reference targets that answer without a model:\n\n"
-        f"- `oracle`: the correct answer, {NOISE:.0%} of replies swapped at random;\n"
+        f"- `oracle`: the correct answer, {noise:.0%} of replies swapped at random"
+        + ("" if noise else " (the answer has no fixed choices to swap it for)")
+        + ";\n"
         f"- `{planted_name}`: {planted_what} (same noise);\n"
         "- `random`: a choice drawn at random, ignoring the prompt.\n\n"
         "Made with:\n\n"
-        "```bash\npython content/runs/make_reference_runs.py\n```\n\n"
+        f"```bash\npython content/runs/make_reference_runs.py {name}\n```\n\n"
         "Versions: "
         + ", ".join(f"{key} {value}" for key, value in versions.items())
         + f"; experiment `{results.experiment.id}`, {len(results.observations)} outputs.\n",
@@ -133,10 +177,15 @@ def make_run(name: str) -> Path:
 
 
 def main() -> None:
-    """Copy the shipped specs into content/specs and make every reference run."""
+    """Copy the shipped specs into content/specs and make the reference runs named (all by
+    default)."""
     SPECS.mkdir(exist_ok=True)
-    for name in PLANTED:
-        shutil.copyfile(shipped_path(name), SPECS / f"{name}.yaml")
+    unknown = sorted(set(sys.argv[1:]) - set(PLANTED))
+    if unknown:
+        sys.exit(f"no reference run for {unknown}; the runs are {sorted(PLANTED)}")
+    for name in sys.argv[1:] or PLANTED:
+        if name not in PYTHON:
+            shutil.copyfile(shipped_path(name), SPECS / f"{name}.yaml")
         folder = make_run(name)
         size = (folder / "store.db").stat().st_size
         print(f"{folder.relative_to(HERE.parent.parent)}  store {size / 1024:.0f} KiB")

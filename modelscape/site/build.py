@@ -37,6 +37,7 @@ from modelscape.errors import ModelscapeError
 from modelscape.pages.page import PLOTLY_FILE, PLOTLY_LICENSE, STYLESHEET
 from modelscape.pages.report import disagreement
 from modelscape.report.report import Report
+from modelscape.scenarios import shipped_scenario
 from modelscape.site.catalog import Catalog, RunSummary
 from modelscape.site.config import SiteError
 from modelscape.site.confine import OutputFolder
@@ -176,7 +177,10 @@ def _plan(
     )
     for name in catalog.scenario_pages:
         spec = maker.spec_of(name)
-        spec_inputs = (spec.name, hashes(spec)) if spec is not None else None
+        python = shipped_scenario(name) if spec is None else None
+        spec_inputs = (
+            (spec.name, hashes(spec)) if spec is not None else python and python.identity.id
+        )
         scenario_runs = sorted(keys[r.run] for r in catalog.by_scenario(name))
         jobs.append(
             Job(

@@ -14,6 +14,7 @@ from pathlib import Path
 from modelscape.errors import ModelscapeError
 from modelscape.pages import Page
 from modelscape.report.report import Report
+from modelscape.scenarios import shipped_scenario
 from modelscape.site.catalog import Catalog
 from modelscape.site.content import Content, PageSource, RunFolder
 from modelscape.site.markdown import Markdown, parse_markdown
@@ -77,7 +78,7 @@ class PageMaker:
         #: Files made with a page, by the page's site path: {site path: text}.
         self.attachments: dict[str, dict[str, str]] = {}
         for run in catalog.runs.values():
-            if self.spec_of(run.scenario) is None:
+            if self.spec_of(run.scenario) is None and shipped_scenario(run.scenario) is None:
                 warnings.append(
                     f"{content.root / 'runs' / run.run}: its spec {run.scenario!r} is missing: "
                     f"add it to {content.root / 'specs'} to show the scenario's variants"
@@ -115,6 +116,10 @@ class PageMaker:
         def make() -> Made:
             page: Page = RunsPage(name, self.catalog)
             description = ""
+            python = shipped_scenario(name) if spec is None else None
+            if python is not None:  # a scenario written in Python and shipped with modelscape
+                page = SiteScenarioPage(python, self.catalog)
+                description = python.description
             if spec is not None:
                 try:
                     scenario = load_spec(spec).scenario()

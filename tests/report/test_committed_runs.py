@@ -1,7 +1,8 @@
 """The committed runs stay readable and their numbers stay put through refactors.
 
 Every run under ``content/runs/`` keeps its experiment id (a content hash of its stored
-record), the shipped specs still describe the scenarios their reference runs stored, and the
+record), the shipped specs and Python scenarios still describe the scenarios their reference
+runs stored, and the
 report rebuilt from each store is the same JSON, byte for byte but for its creation time, as
 the one the code made before the analyses moved below ``Results`` (issue 19; the digests were
 taken from the reports of that commit, c845a39).
@@ -24,6 +25,8 @@ import pytest
 from modelscape._identity import content_id
 from modelscape.report.report import Report, build_report
 from modelscape.results.results import Results
+from modelscape.scenario import Scenario
+from modelscape.scenarios import arithmetic, conditioning, evidence
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
 
@@ -31,6 +34,18 @@ RUNS = Path(__file__).resolve().parents[2] / "content" / "runs"
 
 #: Each committed run: its experiment id, and the SHA-256 of its rebuilt report.
 PINNED = {
+    "arithmetic-reference": (
+        "623f7e384dd77d8a",
+        "2663d21d7780bf73a3dcb5dc1fbd07a35ba43d964b8b9bb74b8aaa692e0407a5",
+    ),
+    "conditioning-reference": (
+        "f27602f611af848e",
+        "81b23f52d3b1358aba1ddd8f2849681eec0292b9f548a4b96e02a68de8acf0e3",
+    ),
+    "evidence-reference": (
+        "c895f40a4f47ad1e",
+        "1e0aba4911cba8c8ef8f654af2b2464888c7b5b70ca937d2c0633f40608d0aed",
+    ),
     "fair-lending-local-models": (
         "b8428948fa191bfe",
         "407f7863482e11782492e40586e8fa523084b889da2f5548fb0dfd56d28dd879",
@@ -66,6 +81,19 @@ PINNED = {
 }
 
 
+#: The reference runs of scenarios written in Python rather than as shipped specs.
+PYTHON: dict[str, Scenario] = {
+    "arithmetic": arithmetic.SCENARIO,
+    "conditioning": conditioning.SCENARIO,
+    "evidence": evidence.SCENARIO,
+}
+
+
+def shipped(name: str) -> Scenario:
+    """The scenario a reference run ran: a Python scenario or a shipped spec's."""
+    return PYTHON[name] if name in PYTHON else load_spec(name).scenario()
+
+
 def load(name: str) -> Results:
     store = SQLiteStore(RUNS / name / "store.db")
     try:
@@ -97,8 +125,8 @@ def test_experiment_ids_are_unchanged(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(n for n in PINNED if n.endswith("-reference")))
 def test_shipped_specs_store_the_same_scenario(name: str) -> None:
     results = load(name)
-    spec = load_spec(name.removesuffix("-reference"))
-    scenario = dataclasses.replace(spec.scenario(), repetitions=results.experiment.repetitions)
+    original = shipped(name.removesuffix("-reference"))
+    scenario = dataclasses.replace(original, repetitions=results.experiment.repetitions)
     assert scenario.identity == results.experiment.scenario
     assert scenario.identity.id == results.experiment.scenario.id  # type: ignore[union-attr]
 
@@ -108,8 +136,8 @@ def test_reports_rebuilt_from_the_stores_are_unchanged(name: str) -> None:
     results = load(name)
     assert digest(build_report(results)) == PINNED[name][1]
     if name.endswith("-reference"):
-        spec = load_spec(name.removesuffix("-reference"))
-        scenario = dataclasses.replace(spec.scenario(), repetitions=results.experiment.repetitions)
+        original = shipped(name.removesuffix("-reference"))
+        scenario = dataclasses.replace(original, repetitions=results.experiment.repetitions)
         assert digest(scenario.report(results)) == PINNED[name][1]
 
 
