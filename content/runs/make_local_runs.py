@@ -1,5 +1,6 @@
-"""Make the runs of real local models: every shipped spec against two small GGUF models,
-each asked for free-text and for structured answers, at the spec's own repetitions.
+"""Make the runs of real local models: every shipped spec and Python scenario against two small
+GGUF models, each asked for free-text and for structured answers, at the scenario's own
+repetitions.
 
 The models are served by llama.cpp (``llama-cpp-python[server]``) on loopback, one server per
 model with one thread each, so that the two models answer side by side on a two-core machine:
@@ -42,6 +43,8 @@ from make_reference_runs import compact
 
 HERE = Path(__file__).resolve().parent
 SPECS = ("fair-lending", "pressure", "return-window", "review-injection")
+#: The scenarios written in Python (modelscape.scenarios), named to the CLI by their module.
+PYTHON = ("arithmetic", "conditioning", "evidence")
 PORTS = {"gemma": 8765, "smollm2": 8766}
 
 TARGETS = """\
@@ -125,6 +128,8 @@ def version(package: str) -> str:
 
 
 def make_run(spec: str, files: dict[str, Path]) -> str:
+    named = f"python:modelscape.scenarios.{spec}:SCENARIO" if spec in PYTHON else spec
+    what = f"scenario `modelscape.scenarios.{spec}`" if spec in PYTHON else f"`{spec}` spec"
     folder = HERE / f"{spec}-local-models"
     if folder.exists():
         shutil.rmtree(folder)
@@ -132,7 +137,7 @@ def make_run(spec: str, files: dict[str, Path]) -> str:
     (folder / "targets.yaml").write_text(TARGETS, encoding="utf-8")
     started = time.perf_counter()
     ran = modelscape(
-        "run", spec, "--targets", "targets.yaml", "--store", "store.db", "--concurrency", "6",
+        "run", named, "--targets", "targets.yaml", "--store", "store.db", "--concurrency", "6",
         "--order", "grouped", folder=folder,
     )  # fmt: skip
     seconds = time.perf_counter() - started
@@ -150,7 +155,7 @@ def make_run(spec: str, files: dict[str, Path]) -> str:
     )
     readme = f"""# {spec} against two local models
 
-The shipped `{spec}` spec at its own repetitions, against two small real models served on
+The shipped {what} at its own repetitions, against two small real models served on
 loopback by llama.cpp (`llama-cpp-python`'s OpenAI-compatible server) and asked through
 modelscape's `openai-compatible` target, each model twice:
 
@@ -179,7 +184,8 @@ python -m llama_cpp.server --model "$GEMMA" --model_alias gemma \\
 python -m llama_cpp.server --model "$SMOL" --model_alias smollm2 \\
   --host 127.0.0.1 --port 8766 --n_ctx 2048 --n_threads 1 &
 
-modelscape run {spec} --targets targets.yaml --store store.db --concurrency 6 --order grouped
+modelscape run {named} --targets targets.yaml --store store.db \\
+  --concurrency 6 --order grouped
 modelscape report --store store.db -o report.json
 ```
 
@@ -215,7 +221,7 @@ modelscape report --store store.db -o report.json
 
 
 def main() -> None:
-    chosen = sys.argv[1:] or list(SPECS)
+    chosen = sys.argv[1:] or [*SPECS, *PYTHON]
     files = model_files()
     logs = HERE / ".servers"
     logs.mkdir(exist_ok=True)

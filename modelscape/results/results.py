@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from modelscape._identity import AxisValue
 from modelscape.analysis import agreement as _agreement
 from modelscape.analysis import divergence as _divergence
 from modelscape.analysis import profiles as _profiles
 from modelscape.analysis import scorecard as _scorecard
+from modelscape.analysis import surface as _surface
 from modelscape.analysis.records import (
     AxisSensitivity,
     BehaviorProfile,
@@ -26,6 +27,7 @@ from modelscape.analysis.records import (
     Transition,
     VariantVariability,
 )
+from modelscape.analysis.surface import Surface
 from modelscape.answers import Answer
 from modelscape.records.run import RunRecords, Traceable
 from modelscape.stats.settings import BoundaryCriterion, Inference
@@ -191,6 +193,33 @@ class Results(RunRecords):
             second,
             cases=cases,
             criterion=criterion,
+            inference=inference,
+        )
+
+    def surface(
+        self,
+        x_axis: str,
+        y_axis: str,
+        *,
+        kind: Literal["accuracy", "difference", "change"] = "accuracy",
+        target: str | None = None,
+        second: str | None = None,
+        measure: str | None = None,
+        cases: Sequence[str] | None = None,
+        inference: Inference | None = None,
+    ) -> Surface:
+        """A quantity over every combination of two axes of a grid design (see
+        :mod:`modelscape.analysis.surface`): accuracy, the difference from ``second``, or the
+        excess change from the baseline combination."""
+        return _surface.surface(
+            self,
+            x_axis,
+            y_axis,
+            kind=kind,
+            target=target,
+            second=second,
+            measure=measure,
+            cases=cases,
             inference=inference,
         )
 
