@@ -15,9 +15,23 @@ from typing import Any, TypeAlias
 
 from pydantic import BaseModel
 
-from modelscape.analysis.records import AxisScore, BehaviorProfile, Scorecard, Transition
+from modelscape._identity import AxisValue
+from modelscape.analysis.records import (
+    AxisScore,
+    BehaviorProfile,
+    BoundaryCandidate,
+    Scorecard,
+    Transition,
+)
 from modelscape.errors import ReportError
-from modelscape.pages.charts import profile_figure, sensitivity_figure
+from modelscape.pages.charts import (
+    boundary_label,
+    has_data,
+    measure_words,
+    profile_figure,
+    sensitivity_figure,
+    transition_label,
+)
 from modelscape.pages.evidence import Cell, Evidence
 from modelscape.pages.page import Page
 from modelscape.pages.scenario import show_value
@@ -26,6 +40,7 @@ from modelscape.report.summary import NEGATIVE, interval, number
 from modelscape.results.results import Results
 from modelscape.store import Store, open_store
 from modelscape.store.registry import store_scheme
+from modelscape.task.coordinate import same_value, value_key
 
 __all__ = ["Outputs", "ReportPage", "disagreement", "load_outputs"]
 
@@ -124,6 +139,34 @@ def _coordinate(values: dict[str, Any]) -> str:
     return ", ".join(f"{k} = {show_value(v)}" for k, v in values.items()) or "baseline"
 
 
+#: A transition found by what names it: target, measure, axis, and both values as keys.
+_StepKey = tuple[str, str, str, object, object]
+Step = tuple[dict[str, AxisValue], dict[str, AxisValue]]
+
+
+def _steps(report: Report) -> dict[_StepKey, Step]:
+    """The two coordinates of every comparison of the report's profiles, so that a boundary
+    candidate or a scorecard's shift (which keep only the axis values) can name them too."""
+    found: dict[_StepKey, Step] = {}
+    for profile in report.profiles:
+        for t in (*profile.baseline, *profile.local):
+            key = (t.target, t.measure, t.axis, value_key(t.before), value_key(t.after))
+            found.setdefault(key, (t.first, t.second))
+    return found
+
+
+def _step_of(steps: dict[_StepKey, Step], candidate: BoundaryCandidate) -> Step | None:
+    return steps.get(
+        (
+            candidate.target,
+            candidate.measure,
+            candidate.axis,
+            value_key(candidate.before),
+            value_key(candidate.after),
+        )
+    )
+
+
 class ReportPage(Page):
     """A report as one HTML page; click any number to read the outputs behind it.
 
@@ -133,7 +176,7 @@ class ReportPage(Page):
     """
 
     template = "report.html.j2"
-    scripts = ("page.js", "report.js")
+    scripts = ("page.js", "compare.js", "report.js")
     charts = True
     #: Where the full text of long outputs goes, relative to the page (a site sets it); a
     #: standalone page stays one file and names each cut output's observation instead.
@@ -154,7 +197,8 @@ class ReportPage(Page):
         """Every table, chart and the embedded evidence, with each number as a :class:`Cell`."""
         evidence = Evidence(self.results, attachments=self.attachment_folder)
         report = self.report
-        scorecards = [self._scorecard(card, evidence) for card in report.scorecards]
+        steps = _steps(report)
+        scorecards = [self._scorecard(card, evidence, steps) for card in report.scorecards]
         divergences = [
             {
                 "first": d.first,
@@ -225,7 +269,9 @@ class ReportPage(Page):
             return None
         return set(self.results.settings.groups.get(group, ()))
 
-    def _scorecard(self, card: Scorecard, evidence: Evidence) -> dict[str, Any]:
+    def _scorecard(
+        self, card: Scorecard, evidence: Evidence, steps: dict[_StepKey, Step]
+    ) -> dict[str, Any]:
         where = f"{card.target} · {card.group}"
         shift_ids = [
             i for axis in card.axes for shift in axis.shifts for i in shift.measurement_ids
@@ -272,11 +318,13 @@ class ReportPage(Page):
                 f"{shifts} ({card.invariant_shifts} invariant)", shift_ids, f"{where}: shifts"
             ).undefined(shift_reason),
             "failed": evidence.outputs(str(card.failed), failed, f"{where}: failed calls"),
-            "axes": [self._axis(card, axis, evidence) for axis in card.axes],
+            "axes": [self._axis(card, axis, evidence, steps) for axis in card.axes],
         }
 
     @staticmethod
-    def _axis(card: Scorecard, axis: AxisScore, evidence: Evidence) -> dict[str, Any]:
+    def _axis(
+        card: Scorecard, axis: AxisScore, evidence: Evidence, steps: dict[_StepKey, Step]
+    ) -> dict[str, Any]:
         where = f"{card.target} · {card.group}"
         missing = axis.undefined
         return {
@@ -311,6 +359,7 @@ class ReportPage(Page):
                         interval(shift.excess, shift.low, shift.high),
                         shift.measurement_ids,
                         f"{where} · shift {shift.axis}: {shift.before} → {shift.after}",
+                        step=_step_of(steps, shift),
                     ).warned(shift.warnings),
                 )
                 for shift in axis.shifts
@@ -335,14 +384,34 @@ class ReportPage(Page):
             evidence.cell(
                 interval(transition.excess, transition.low, transition.high),
                 transition.measurement_ids,
-                f"{transition.target} · {what} {transition.axis}: "
-                f"{show_value(transition.before)} → {show_value(transition.after)}",
+                transition_label(transition, what),
+                step=(transition.first, transition.second),
             )
             .undefined(transition.insufficient)
             .warned(transition.warnings)
         )
 
+    def _expected(self, profile: BehaviorProfile) -> list[float | None] | None:
+        """Per baseline comparison, the excess answer change a target that always answered
+        correctly and never varied would show: the share of cases whose correct answer differs
+        between the two coordinates (between is that share, within is zero). Known only for the
+        built-in answer measure and with the run's outputs attached."""
+        if self.results is None or profile.measure != "answer_change":
+            return None
+        results = self.results
+        expected: list[float | None] = []
+        for t in profile.baseline:
+            changed = [
+                not same_value(before, after)
+                for case in results.cases
+                if (before := results.reference(case, t.first)) is not None
+                and (after := results.reference(case, t.second)) is not None
+            ]
+            expected.append(sum(changed) / len(changed) if changed else None)
+        return expected
+
     def _profiles(self, evidence: Evidence) -> list[dict[str, Any]]:
+        pairs = _steps(self.report)
         by_axis: dict[str, list[BehaviorProfile]] = {}
         for profile in self.report.profiles:
             by_axis.setdefault(profile.axis, []).append(profile)
@@ -360,12 +429,14 @@ class ReportPage(Page):
                     evidence.cell(
                         interval(c.excess, c.low, c.high),
                         c.measurement_ids,
-                        f"{c.target} · candidate boundary {c.axis}: {c.before} → {c.after}",
+                        boundary_label(c),
+                        step=_step_of(pairs, c),
                     )
                     for c in p.candidate_boundaries
                 ]
                 for p in profiles
             ]
+            expected = self._expected(profiles[0])
             rows = []
             for profile, base, steps in zip(profiles, baseline_cells, step_cells, strict=True):
                 selected = {(c.before, c.after) for c in profile.candidate_boundaries}
@@ -382,6 +453,7 @@ class ReportPage(Page):
                     "axis": axis,
                     "scale": profiles[0].scale,
                     "measure": profiles[0].measure,
+                    "measure_words": measure_words(profiles[0].measure),
                     "rows": rows,
                     "boundaries": sum(len(p.candidate_boundaries) for p in profiles),
                     "figure": profile_figure(
@@ -389,9 +461,12 @@ class ReportPage(Page):
                         profiles,
                         [[c.evidence for c in cells] for cells in baseline_cells],
                         [[c.evidence for c in cells] for cells in boundary_cells],
+                        expected=expected,
                     )
-                    if any(p.baseline for p in profiles)
+                    if has_data(profiles)
                     else None,
+                    "empty": not has_data(profiles),
+                    "expected": expected is not None and any(e for e in expected),
                 }
             )
         return sections
