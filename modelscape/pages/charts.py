@@ -95,9 +95,15 @@ def boundary_label(candidate: BoundaryCandidate) -> str:
 
 
 def has_data(profiles: Sequence[BehaviorProfile]) -> bool:
-    """Whether a profile chart would show anything: some comparison with the baseline was
-    computed. A chart of gaps alone is not drawn; the page says why in words instead."""
-    return any(t.excess is not None for p in profiles for t in p.baseline)
+    """Whether a profile chart would show anything: some comparison of the baseline with
+    another value was computed. A chart of gaps alone (beside the baseline's comparison with
+    itself, which is reported as 0 even when no output succeeded) is not drawn; the page says
+    why in words instead."""
+    return any(
+        t.excess is not None and not same_value(t.before, t.after)
+        for p in profiles
+        for t in p.baseline
+    )
 
 
 def _bound(value: float | None, excess: float | None, *, upper: bool) -> float:

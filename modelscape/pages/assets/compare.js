@@ -159,7 +159,15 @@
     }
     box.append(element("p", "Correct answer: " + variant.reference, "meta"));
     for (const [role, pairs] of segments) {
-      box.append(element("p", role, "role-label"), marked(pairs, side === 0 ? "del" : "ins"));
+      const text = marked(pairs, side === 0 ? "del" : "ins");
+      if (pairs.some(([kind]) => kind !== "same") || group.variants[1 - side] === null) {
+        box.append(element("p", role, "role-label"), text);
+      } else {
+        // A part both prompts share is folded away, so the words that changed stand out.
+        const fold = element("details", null, "compare-same");
+        fold.append(element("summary", role + " (the same on both sides)", "role-label"), text);
+        box.append(fold);
+      }
     }
     const answers = element("ol", null, "compare-answers");
     for (const index of group.outputs[side].slice().sort((x, y) =>

@@ -319,8 +319,9 @@
     const total = state.indices.length;
     const filteredWords = filtered.length === total ? "" : " match the filters";
     if (state.view === "compare" && state.groups) {
-      shown.textContent = "Comparing " + plural(Math.min(state.groups.shown, state.groups.wanted), "case") + " of " +
-        state.groups.wanted.toLocaleString("en") + (state.groups.wanted === state.groups.total ? "" : " that match the filters (" + state.groups.total.toLocaleString("en") + " in all)") + ".";
+      const { shown: count, wanted, total } = state.groups;
+      shown.textContent = "Showing " + count.toLocaleString("en") + " of " + plural(wanted, "case") +
+        (wanted === total ? "" : " with outputs that match the filters (" + total.toLocaleString("en") + " in all)") + ".";
     } else {
       shown.textContent = "Showing " + Math.min(state.listedCount(), filtered.length).toLocaleString("en") + " of " +
         plural(filtered.length, "output") + (filteredWords ? " that" + filteredWords : "") + ".";
