@@ -143,7 +143,8 @@ def test_report_charts_have_no_identifier_in_their_titles(run: Run, causal: Run)
             layout = entry["figure"]["layout"]
             for axis in ("xaxis", "yaxis"):
                 title = layout[axis]["title"]["text"]
-                assert "_" not in title and "(" not in title, title
+                assert "_" not in title, title
+                assert "(" not in title, title
 
 
 def test_a_causal_axis_draws_the_expected_change(causal: Run) -> None:
@@ -164,7 +165,8 @@ def test_a_causal_axis_draws_the_expected_change(causal: Run) -> None:
             for case in results.cases
         ]
         assert value == pytest.approx(sum(flips) / len(flips))
-    assert line["y"][0] == 0 and max(line["y"]) > 0
+    assert line["y"][0] == 0
+    assert max(line["y"]) > 0
     assert "the dotted grey line is the change the correct answers make" in page.html()
 
 
@@ -185,18 +187,20 @@ def test_without_outputs_no_expected_change_is_guessed(causal: Run) -> None:
 
 def test_a_chart_without_data_is_not_drawn(failing_run: Run) -> None:
     dead = [p for p in failing_run.report.profiles if p.target == "dead"]
-    assert dead and not has_data(dead)
+    assert dead
+    assert not has_data(dead)
     alone = failing_run.report.model_copy(
         update={"profiles": tuple(dead), "sensitivity": (), "divergences": ()}
     )
     page = ReportPage(alone, failing_run.results)
     (section,) = page.context()["profiles"]
-    assert section["figure"] is None and section["empty"] is True
+    assert section["figure"] is None
+    assert section["empty"] is True
     html = page.html()
     assert parse(html).data("ms-figures") == []
     assert 'class="chart"' not in html
     text = parse(html).text
-    assert "No chart for pressure: none of its comparisons with the baseline could be computed" in text
+    assert "No chart for pressure: none of its comparisons with the baseline" in text
 
 
 def test_a_figure_with_expected_values_of_zero_draws_none() -> None:
@@ -236,6 +240,9 @@ def test_a_figure_with_expected_values_of_zero_draws_none() -> None:
     drawn = profile_figure("tone", [profile], [[0, 1]], [[]], expected=[0.0, 0.5])
     assert drawn["data"][-1]["y"] == [0.0, 0.5]
     assert drawn["labels"] == [
-        ["a · against baseline on tone: plain → plain", "a · against baseline on tone: plain → warm"],
+        [
+            "a · against baseline on tone: plain → plain",
+            "a · against baseline on tone: plain → warm",
+        ],
         [],
     ]
