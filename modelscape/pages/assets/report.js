@@ -112,8 +112,9 @@
   };
   const parse = (hash) => {
     const params = new URLSearchParams(hash.replace(/^#/, ""));
-    const index = Number(params.get("evidence"));
-    if (!evidence || !params.has("evidence") || !Number.isInteger(index) || index < 0 || index >= evidence.sets.length) return null;
+    const written = params.get("evidence") || "";
+    const index = Number(written);
+    if (!evidence || !/^\d{1,9}$/.test(written) || index >= evidence.sets.length) return null;
     const output = params.get("output");
     return {
       index,
