@@ -4,7 +4,8 @@ The page shows the scorecards per target and group, each axis's scores, the dive
 the first target, the behaviour profiles and axis sensitivity as charts, and the provenance of
 the run. Each number is a button; its outputs (prompt, raw output, the answer read from it,
 the correct answer, coordinate and repetition) are traced from the run's results and embedded
-once per page (see :mod:`modelscape.pages.evidence`).
+once per page (see :mod:`modelscape.pages.evidence`); a number that compares two coordinates
+opens them side by side (see :mod:`modelscape.pages.profiles`).
 """
 
 from __future__ import annotations
@@ -15,32 +16,18 @@ from typing import Any, TypeAlias
 
 from pydantic import BaseModel
 
-from modelscape._identity import AxisValue
-from modelscape.analysis.records import (
-    AxisScore,
-    BehaviorProfile,
-    BoundaryCandidate,
-    Scorecard,
-    Transition,
-)
+from modelscape.analysis.records import AxisScore, Scorecard
 from modelscape.errors import ReportError
-from modelscape.pages.charts import (
-    boundary_label,
-    has_data,
-    measure_words,
-    profile_figure,
-    sensitivity_figure,
-    transition_label,
-)
-from modelscape.pages.evidence import Cell, Evidence
+from modelscape.pages.charts import sensitivity_figure
+from modelscape.pages.evidence import Evidence
 from modelscape.pages.page import Page
+from modelscape.pages.profiles import Steps, profile_sections, show_p, step_of, steps_of
 from modelscape.pages.scenario import show_value
 from modelscape.report.report import Report
 from modelscape.report.summary import NEGATIVE, interval, number
 from modelscape.results.results import Results
 from modelscape.store import Store, open_store
 from modelscape.store.registry import store_scheme
-from modelscape.task.coordinate import same_value, value_key
 
 __all__ = ["Outputs", "ReportPage", "disagreement", "load_outputs"]
 
@@ -119,10 +106,6 @@ def disagreement(report: Report, store: str | os.PathLike[str]) -> str | None:
         opened.close()
 
 
-def _p(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3g}"
-
-
 def _has_negative(report: Report) -> bool:
     """Whether the page shows a negative excess somewhere, which then gets its note."""
     values = [
@@ -137,34 +120,6 @@ def _has_negative(report: Report) -> bool:
 
 def _coordinate(values: dict[str, Any]) -> str:
     return ", ".join(f"{k} = {show_value(v)}" for k, v in values.items()) or "baseline"
-
-
-#: A transition found by what names it: target, measure, axis, and both values as keys.
-_StepKey = tuple[str, str, str, object, object]
-Step = tuple[dict[str, AxisValue], dict[str, AxisValue]]
-
-
-def _steps(report: Report) -> dict[_StepKey, Step]:
-    """The two coordinates of every comparison of the report's profiles, so that a boundary
-    candidate or a scorecard's shift (which keep only the axis values) can name them too."""
-    found: dict[_StepKey, Step] = {}
-    for profile in report.profiles:
-        for t in (*profile.baseline, *profile.local):
-            key = (t.target, t.measure, t.axis, value_key(t.before), value_key(t.after))
-            found.setdefault(key, (t.first, t.second))
-    return found
-
-
-def _step_of(steps: dict[_StepKey, Step], candidate: BoundaryCandidate) -> Step | None:
-    return steps.get(
-        (
-            candidate.target,
-            candidate.measure,
-            candidate.axis,
-            value_key(candidate.before),
-            value_key(candidate.after),
-        )
-    )
 
 
 class ReportPage(Page):
@@ -197,7 +152,7 @@ class ReportPage(Page):
         """Every table, chart and the embedded evidence, with each number as a :class:`Cell`."""
         evidence = Evidence(self.results, attachments=self.attachment_folder)
         report = self.report
-        steps = _steps(report)
+        steps = steps_of(report)
         scorecards = [self._scorecard(card, evidence, steps) for card in report.scorecards]
         divergences = [
             {
@@ -215,7 +170,7 @@ class ReportPage(Page):
                         )
                         .undefined(c.insufficient)
                         .warned(c.warnings),
-                        "p": _p(c.adjusted_p),
+                        "p": show_p(c.adjusted_p),
                         "candidate": c in d.candidates,
                     }
                     for c in d.contrasts
@@ -223,7 +178,7 @@ class ReportPage(Page):
             }
             for d in report.divergences
         ]
-        profiles = self._profiles(evidence)
+        profiles = profile_sections(report, self.results, evidence)
         sensitivity_cells = [
             evidence.cell(
                 number(s.excess, 3), s.measurement_ids, f"{s.target} · sensitivity to {s.axis}"
@@ -269,9 +224,7 @@ class ReportPage(Page):
             return None
         return set(self.results.settings.groups.get(group, ()))
 
-    def _scorecard(
-        self, card: Scorecard, evidence: Evidence, steps: dict[_StepKey, Step]
-    ) -> dict[str, Any]:
+    def _scorecard(self, card: Scorecard, evidence: Evidence, steps: Steps) -> dict[str, Any]:
         where = f"{card.target} · {card.group}"
         shift_ids = [
             i for axis in card.axes for shift in axis.shifts for i in shift.measurement_ids
@@ -322,9 +275,7 @@ class ReportPage(Page):
         }
 
     @staticmethod
-    def _axis(
-        card: Scorecard, axis: AxisScore, evidence: Evidence, steps: dict[_StepKey, Step]
-    ) -> dict[str, Any]:
+    def _axis(card: Scorecard, axis: AxisScore, evidence: Evidence, steps: Steps) -> dict[str, Any]:
         where = f"{card.target} · {card.group}"
         missing = axis.undefined
         return {
@@ -359,7 +310,7 @@ class ReportPage(Page):
                         interval(shift.excess, shift.low, shift.high),
                         shift.measurement_ids,
                         f"{where} · shift {shift.axis}: {shift.before} → {shift.after}",
-                        step=_step_of(steps, shift),
+                        step=step_of(steps, shift),
                     ).warned(shift.warnings),
                 )
                 for shift in axis.shifts
@@ -376,110 +327,4 @@ class ReportPage(Page):
                 "expected": number(axis.threshold.expected),
                 "observed": number(axis.threshold.observed),
             },
-        }
-
-    # -- profiles --------------------------------------------------------------------------------
-    def _transition(self, transition: Transition, evidence: Evidence, what: str) -> Cell:
-        return (
-            evidence.cell(
-                interval(transition.excess, transition.low, transition.high),
-                transition.measurement_ids,
-                transition_label(transition, what),
-                step=(transition.first, transition.second),
-            )
-            .undefined(transition.insufficient)
-            .warned(transition.warnings)
-        )
-
-    def _expected(self, profile: BehaviorProfile) -> list[float | None] | None:
-        """Per baseline comparison, the excess answer change a target that always answered
-        correctly and never varied would show: the share of cases whose correct answer differs
-        between the two coordinates (between is that share, within is zero). Known only for the
-        built-in answer measure and with the run's outputs attached."""
-        if self.results is None or profile.measure != "answer_change":
-            return None
-        results = self.results
-        expected: list[float | None] = []
-        for t in profile.baseline:
-            changed = [
-                not same_value(before, after)
-                for case in results.cases
-                if (before := results.reference(case, t.first)) is not None
-                and (after := results.reference(case, t.second)) is not None
-            ]
-            expected.append(sum(changed) / len(changed) if changed else None)
-        return expected
-
-    def _profiles(self, evidence: Evidence) -> list[dict[str, Any]]:
-        pairs = _steps(self.report)
-        by_axis: dict[str, list[BehaviorProfile]] = {}
-        for profile in self.report.profiles:
-            by_axis.setdefault(profile.axis, []).append(profile)
-        sections = []
-        for number_, (axis, profiles) in enumerate(by_axis.items()):
-            baseline_cells = [
-                [self._transition(t, evidence, "against baseline on") for t in p.baseline]
-                for p in profiles
-            ]
-            step_cells = [
-                [self._transition(t, evidence, "step on") for t in p.local] for p in profiles
-            ]
-            boundary_cells = [
-                [
-                    evidence.cell(
-                        interval(c.excess, c.low, c.high),
-                        c.measurement_ids,
-                        boundary_label(c),
-                        step=_step_of(pairs, c),
-                    )
-                    for c in p.candidate_boundaries
-                ]
-                for p in profiles
-            ]
-            expected = self._expected(profiles[0])
-            rows = []
-            for profile, base, steps in zip(profiles, baseline_cells, step_cells, strict=True):
-                selected = {(c.before, c.after) for c in profile.candidate_boundaries}
-                for t, cell in zip(profile.baseline, base, strict=True):
-                    boundary = profile.scale == "nominal" and (t.before, t.after) in selected
-                    rows.append(self._row(profile, t, cell, "against baseline", boundary))
-                for t, cell in zip(profile.local, steps, strict=True):
-                    rows.append(
-                        self._row(profile, t, cell, "step", (t.before, t.after) in selected)
-                    )
-            sections.append(
-                {
-                    "id": f"chart-profile-{number_}",
-                    "axis": axis,
-                    "scale": profiles[0].scale,
-                    "measure": profiles[0].measure,
-                    "measure_words": measure_words(profiles[0].measure),
-                    "rows": rows,
-                    "boundaries": sum(len(p.candidate_boundaries) for p in profiles),
-                    "figure": profile_figure(
-                        axis,
-                        profiles,
-                        [[c.evidence for c in cells] for cells in baseline_cells],
-                        [[c.evidence for c in cells] for cells in boundary_cells],
-                        expected=expected,
-                    )
-                    if has_data(profiles)
-                    else None,
-                    "empty": not has_data(profiles),
-                    "expected": expected is not None and any(e for e in expected),
-                }
-            )
-        return sections
-
-    @staticmethod
-    def _row(
-        profile: BehaviorProfile, t: Transition, cell: Cell, kind: str, boundary: bool
-    ) -> dict[str, Any]:
-        return {
-            "target": profile.target,
-            "kind": kind,
-            "step": f"{show_value(t.before)} → {show_value(t.after)}",
-            "excess": cell,
-            "p": _p(t.adjusted_p if t.adjusted_p is not None else t.p_value),
-            "boundary": boundary,
         }
