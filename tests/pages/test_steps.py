@@ -4,6 +4,7 @@ that title a clicked point, the expected change on a causal axis, and no chart w
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -38,9 +39,14 @@ def _buttons(page: str) -> dict[int, set[str]]:
 
 
 @pytest.fixture(scope="module")
-def causal() -> Run:
-    """The committed return-window run of reference targets: ``days`` is a causal axis."""
-    folder = RUNS / "return-window-reference"
+def causal(tmp_path_factory: pytest.TempPathFactory) -> Run:
+    """The committed return-window run of reference targets: ``days`` is a causal axis.
+
+    Read from a copy: opening a store makes SQLite's journal files beside it, which must not
+    appear in the repository's content folder (the site tests copy it)."""
+    folder = tmp_path_factory.mktemp("causal")
+    for name in ("report.json", "store.db"):
+        shutil.copyfile(RUNS / "return-window-reference" / name, folder / name)
     report = Report.load(folder / "report.json")
     store = SQLiteStore(folder / "store.db", read_only=True)
     try:
