@@ -8,6 +8,8 @@ import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from modelscape.analysis.records import Transition
 from modelscape.pages import ReportPage
@@ -140,6 +142,17 @@ def test_axis_titles_are_words() -> None:
     assert measure_words("module.text_distance(3)") == "text distance"
     assert measure_words("length_ratio") == "length ratio"
     assert measure_words("") == "the output"
+
+
+@given(st.text(max_size=80))
+def test_any_measure_name_reads_as_words(measure: str) -> None:
+    """A measure's name comes from a stored run: whatever it is, the title is text with no
+    identifier underscores outside quotes, and never empty."""
+    words = measure_words(measure)
+    assert words
+    outside = re.sub(r'"[^"]*"', "", words)
+    assert "_" not in outside
+    assert "(" not in outside or not re.match(r"^\s*[A-Za-z_][\w.]*\s*\(.*\)\s*$", measure, re.S)
 
 
 def test_report_charts_have_no_identifier_in_their_titles(run: Run, causal: Run) -> None:

@@ -180,6 +180,13 @@ def test_an_answer_in_the_comparison_opens_its_raw_output(
     item.locator("summary").click()
     observation = next(o for o in run.results.observations if o.id == observation_id)
     assert item.locator("pre.output-text").text_content() == observation.output.text
+    assert _hash(page).endswith(f"&output={observation_id}")
+    page.reload()
+    page.wait_for_selector("dialog[open]")
+    opened = page.eval_on_selector_all(
+        "#outputs-list details[open]", "ds => ds.map(d => d.parentElement.dataset.observation)"
+    )
+    assert opened == [observation_id]
 
 
 def test_the_view_switch_lists_every_output(open_page: Any, files: dict, run: Run) -> None:

@@ -178,6 +178,10 @@
     if (mark) summary.append(mark);
     details.append(summary);
     details.addEventListener("toggle", () => {
+      // Its address names the output, which opens in the list (where every output has a row).
+      if (state && details.open) state.output = observation.id;
+      else if (state && state.output === observation.id) state.output = null;
+      remember(false);
       if (!details.open || details.childElementCount > 1) return;
       const text = element("pre", observation.text, "prompt output-text");
       text.dir = "auto";
