@@ -366,7 +366,8 @@ def test_an_address_reopens_a_number_and_history_follows(open_page: Any, files: 
     page.click("#outputs-close")
     assert _hash(page) == ""
     # a fresh visit to the address opens the same number in the same view
-    other = open_page(files["report"].with_name("r.html"))
+    other = open_page(files["report"])
+    other.page.goto("about:blank")
     other.page.goto(files["report"].resolve().as_uri() + address)
     other.page.wait_for_selector("dialog[open]")
     assert other.page.text_content("#outputs-title") == STEP
@@ -409,10 +410,16 @@ def test_a_hostile_address_opens_nothing_it_should_not(
 ) -> None:
     opened = open_page(files["report"])
     page = opened.page
-    page.goto(files["report"].resolve().as_uri() + address)
+    page.goto(files["report"].resolve().as_uri() + address)  # the hash changes
     page.wait_for_load_state("load")
-    is_open = page.evaluate("document.getElementById('outputs-dialog').open")
-    assert is_open == address.startswith("#evidence=0&")
+    assert page.evaluate("document.getElementById('outputs-dialog').open") == address.startswith(
+        "#evidence=0&"
+    )
+    page.reload()  # the page loads with the hash
+    page.wait_for_load_state("load")
+    assert page.evaluate("document.getElementById('outputs-dialog').open") == address.startswith(
+        "#evidence=0&"
+    )
     assert page.locator("#outputs-list img, #outputs-list script, #outputs-list b").count() == 0
     _offline(opened)
 
