@@ -6,24 +6,54 @@ names, tick labels, hover text) goes through :func:`label`, because plotly reads
 HTML in them. Colours follow Okabe and Ito's palette for colour-blind readers, and each target
 also gets its own marker symbol, so no reading depends on colour alone. Theme colours (text,
 grid, background) are set in the browser, for light and dark schemes.
+
+Beside what plotly draws, each figure carries ``labels``: per trace, per point, the words that
+title the outputs dialog when that point is clicked (the same words as the number's button in
+the table below the chart). Plotly never sees them; the page reads them from the figure.
 """
 
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Sequence
 from typing import Any
 
-from modelscape.analysis.records import AxisSensitivity, BehaviorProfile, Transition
+from modelscape.analysis.records import (
+    AxisSensitivity,
+    BehaviorProfile,
+    BoundaryCandidate,
+    Transition,
+)
 from modelscape.pages.scenario import show_value
 from modelscape.task.coordinate import same_value
 
-__all__ = ["PALETTE", "SYMBOLS", "label", "profile_figure", "sensitivity_figure"]
+__all__ = [
+    "EXPECTED_COLOUR",
+    "PALETTE",
+    "SYMBOLS",
+    "boundary_label",
+    "has_data",
+    "label",
+    "measure_words",
+    "profile_figure",
+    "sensitivity_figure",
+    "transition_label",
+]
 
 #: Okabe & Ito (2008), "Color Universal Design", without black (invisible on a dark page) and
 #: with yellow last (faint on a light one).
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442")
 SYMBOLS = ("circle", "square", "triangle-up", "diamond", "cross", "x", "star")
+#: The line of the change a fully correct, deterministic target would show: a neutral grey
+#: that reads on light and dark backgrounds and is told apart by its dotted line, not its hue.
+EXPECTED_COLOUR = "#8a8d93"
+
+#: Built-in measures by what they measure, in the words an axis title uses.
+_MEASURES = {"answer_change": "the answer"}
+# A measure named after the call that made it, such as ``json_field('answer', ...)``.
+_CALL = re.compile(r"^\s*([A-Za-z_][\w.]*)\s*\((.*)\)\s*$", re.DOTALL)
+_QUOTED = re.compile(r"""^\s*(['"])(.*?)\1""", re.DOTALL)
 
 Figure = dict[str, Any]
 
@@ -31,6 +61,49 @@ Figure = dict[str, Any]
 def label(text: object) -> str:
     """Text that plotly shows literally: its pseudo-HTML markup characters escaped."""
     return html.escape(str(text), quote=False)
+
+
+def measure_words(measure: str) -> str:
+    """A difference measure's name as words for an axis title: ``the answer`` for the built-in
+    ``answer_change``, ``json field "answer"`` for a name that is a call's repr, and any other
+    name with its underscores as spaces."""
+    if measure in _MEASURES:
+        return _MEASURES[measure]
+    call = _CALL.match(measure)
+    if call is None:
+        return measure.replace("_", " ").strip() or "the output"
+    words = call.group(1).rsplit(".", 1)[-1].replace("_", " ")
+    quoted = _QUOTED.match(call.group(2))
+    return f'{words} "{quoted.group(2)}"' if quoted else words
+
+
+def transition_label(transition: Transition, what: str) -> str:
+    """The words that name one comparison of a profile, as its number's button and its chart
+    point title the outputs dialog: ``target · what axis: before → after``."""
+    return (
+        f"{transition.target} · {what} {transition.axis}: "
+        f"{show_value(transition.before)} → {show_value(transition.after)}"
+    )
+
+
+def boundary_label(candidate: BoundaryCandidate) -> str:
+    """The words that name one candidate boundary, on its button and its chart marker."""
+    return (
+        f"{candidate.target} · candidate boundary {candidate.axis}: "
+        f"{show_value(candidate.before)} → {show_value(candidate.after)}"
+    )
+
+
+def has_data(profiles: Sequence[BehaviorProfile]) -> bool:
+    """Whether a profile chart would show anything: some comparison of the baseline with
+    another value was computed. A chart of gaps alone (beside the baseline's comparison with
+    itself, which is reported as 0 even when no output succeeded) is not drawn; the page says
+    why in words instead."""
+    return any(
+        t.excess is not None and not same_value(t.before, t.after)
+        for p in profiles
+        for t in p.baseline
+    )
 
 
 def _bound(value: float | None, excess: float | None, *, upper: bool) -> float:
@@ -63,6 +136,8 @@ def profile_figure(
     profiles: Sequence[BehaviorProfile],
     baseline_evidence: Sequence[Sequence[int | None]],
     boundary_evidence: Sequence[Sequence[int | None]],
+    *,
+    expected: Sequence[float | None] | None = None,
 ) -> Figure:
     """Excess change against the baseline along one axis, one trace per target.
 
@@ -71,6 +146,10 @@ def profile_figure(
     values of their step (on a nominal axis, at the value compared with the baseline). The
     evidence lists give, per profile, the evidence index of each point (None when untraced),
     which the page opens when a point is clicked.
+
+    ``expected`` (on a causal axis) gives, per value of the first profile's baseline
+    comparisons, the excess a target that always answered correctly and never varied would
+    show; it is drawn as a dotted grey line beside the observed ones.
     """
     first = profiles[0]
     values = list(dict.fromkeys(t.after for t in first.baseline))
@@ -86,6 +165,7 @@ def profile_figure(
         return float("nan")
 
     data: list[dict[str, Any]] = []
+    labels: list[list[str]] = []
     for n, (profile, evidence) in enumerate(zip(profiles, baseline_evidence, strict=True)):
         colour, symbol = PALETTE[n % len(PALETTE)], SYMBOLS[n % len(SYMBOLS)]
         points = profile.baseline
@@ -110,6 +190,7 @@ def profile_figure(
                 "customdata": list(evidence),
             }
         )
+        labels.append([transition_label(t, "against baseline on") for t in points])
     shapes: list[dict[str, Any]] = []
     for n, (profile, evidence) in enumerate(zip(profiles, boundary_evidence, strict=True)):
         if not profile.candidate_boundaries:
@@ -141,6 +222,7 @@ def profile_figure(
                 "customdata": list(evidence),
             }
         )
+        labels.append([boundary_label(c) for c in candidates])
         shapes.extend(
             {
                 "type": "line",
@@ -154,9 +236,38 @@ def profile_figure(
             }
             for x in xs
         )
-    layout = _layout(axis, f"excess change ({first.measure})", categories=categories)
+    if expected is not None and any(e is not None and e > 0 for e in expected):
+        data.append(_expected(first, [where(t.after) for t in first.baseline], expected))
+        labels.append([])
+    layout = _layout(
+        axis, f"excess change of {measure_words(first.measure)}", categories=categories
+    )
     layout["shapes"] = shapes
-    return {"data": data, "layout": layout}
+    return {"data": data, "layout": layout, "labels": labels}
+
+
+def _expected(
+    profile: BehaviorProfile, xs: Sequence[float], expected: Sequence[float | None]
+) -> dict[str, Any]:
+    """The dotted line of the change the correct answers make along the axis."""
+    return {
+        "type": "scatter",
+        "mode": "lines+markers",
+        "name": "expected if every answer were correct",
+        "x": list(xs),
+        "y": list(expected),
+        "marker": {"color": EXPECTED_COLOUR, "symbol": "line-ew-open", "size": 14},
+        "line": {"color": EXPECTED_COLOUR, "dash": "dot", "width": 2},
+        "text": [
+            label(
+                f"expected · {t.before} → {t.after}: "
+                + ("unknown" if e is None else f"{e:.3f}")
+                + " (share of cases whose correct answer changes)"
+            )
+            for t, e in zip(profile.baseline, expected, strict=True)
+        ],
+        "hovertemplate": "%{text}<extra></extra>",
+    }
 
 
 def _hover(target: str, transition: Transition) -> str:
@@ -184,6 +295,7 @@ def sensitivity_figure(
     """The largest excess change per axis, grouped bars with one colour per target."""
     axes = list(dict.fromkeys(r.axis for r in rows))
     data = []
+    labels: list[list[str]] = []
     for n, target in enumerate(targets):
         mine = {r.axis: (r, e) for r, e in zip(rows, evidence, strict=True) if r.target == target}
         colour = PALETTE[n % len(PALETTE)]
@@ -204,7 +316,14 @@ def sensitivity_figure(
                 "customdata": [mine[a][1] for a in present],
             }
         )
-    layout = _layout("axis", "largest excess change", categories=None)
+        labels.append([f"{target} · sensitivity to {a}" for a in present])
+    measures = {r.measure for r in rows}
+    y_title = (
+        f"largest excess change of {measure_words(next(iter(measures)))}"
+        if len(measures) == 1
+        else "largest excess change"
+    )
+    layout = _layout("axis", y_title, categories=None)
     layout["barmode"] = "group"
     layout["xaxis"]["type"] = "category"
-    return {"data": data, "layout": layout}
+    return {"data": data, "layout": layout, "labels": labels}

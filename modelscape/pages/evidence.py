@@ -4,12 +4,16 @@ Every number a page shows is registered here with the measurement ids it was com
 They are traced through :meth:`Results.trace` to observations; the page embeds each of those
 observations once (with the variant it answered, also once) and every number refers to its set
 of observations by index. Observations no number uses are left out of the page.
+
+A number that compares two coordinates (a profile step, a boundary candidate, a scorecard's
+shift) also names the two: its set's ``steps`` entry holds both coordinates as the variants
+spell them, so the page can lay the outputs out side by side without embedding anything twice.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,10 +23,20 @@ from modelscape.results.records import Observation
 from modelscape.results.results import Results
 from modelscape.task.space import Variant
 
-__all__ = ["OUTPUT_LIMIT", "Cell", "Evidence"]
+__all__ = ["OUTPUT_LIMIT", "Cell", "Evidence", "coordinate_text"]
 
 # Point metrics whose details keep the answer read from an output (see measures.answer_metrics).
 _READERS = ("answered", "correct")
+
+
+#: Two coordinates a number compares, each as :func:`coordinate_text` spells it.
+Step = tuple[str, str]
+
+
+def coordinate_text(values: Mapping[str, AxisValue]) -> str:
+    """A coordinate as the page shows it, ``axis = value, ...``; also how the page matches the
+    two sides of a step to the variants it embeds, so both are spelled by this one function."""
+    return ", ".join(f"{axis} = {show_value(value)}" for axis, value in values.items())
 
 
 @dataclass(frozen=True)
@@ -90,14 +104,31 @@ class Evidence:
         self.attachments: dict[str, str] = {}
         self._sets: list[frozenset[str]] = []
         self._index: dict[frozenset[str], int] = {}
+        self._steps: dict[int, Step] = {}
 
-    def cell(self, text: str, ids: Iterable[str], label: str) -> Cell:
-        """A number computed from the measurements ``ids``."""
+    def cell(
+        self,
+        text: str,
+        ids: Iterable[str],
+        label: str,
+        *,
+        step: tuple[Mapping[str, AxisValue], Mapping[str, AxisValue]] | None = None,
+    ) -> Cell:
+        """A number computed from the measurements ``ids``.
+
+        ``step`` gives the two coordinates the number compares (before, after), when it
+        compares two; a step from a coordinate to itself (run-to-run variation) is no step.
+        """
         if self.results is None:
             return Cell(text=text, label=label)
         wanted = tuple(ids)
         observations = self.results.trace(wanted).observations if wanted else ()
-        return self._register(text, (o.id for o in observations), label)
+        cell = self._register(text, (o.id for o in observations), label)
+        if step is not None and cell.evidence is not None:
+            before, after = coordinate_text(step[0]), coordinate_text(step[1])
+            if before != after:
+                self._steps.setdefault(cell.evidence, (before, after))
+        return cell
 
     def outputs(self, text: str, observations: Iterable[Observation], label: str) -> Cell:
         """A number that counts observations directly, such as failed calls."""
@@ -121,9 +152,13 @@ class Evidence:
         return frozenset().union(*self._sets)
 
     def data(self) -> dict[str, Any]:
-        """The JSON the page embeds: targets, variants, observations, and the evidence sets."""
+        """The JSON the page embeds: targets, variants, observations, and the evidence sets.
+
+        ``steps`` runs beside ``sets``: for each set, the two coordinates it compares (as
+        ``[before, after]``), or None when its number is not a step.
+        """
         if self.results is None:
-            return {"targets": [], "variants": [], "observations": [], "sets": []}
+            return {"targets": [], "variants": [], "observations": [], "sets": [], "steps": []}
         results = self.results
         used = self.observation_ids
         observations = [o for o in results.observations if o.id in used]
@@ -139,6 +174,10 @@ class Evidence:
                 for o in observations
             ],
             "sets": [_runs(sorted(position[i] for i in ids)) for ids in self._sets],
+            "steps": [
+                list(self._steps[index]) if index in self._steps else None
+                for index in range(len(self._sets))
+            ],
         }
 
     def _observation(self, observation: Observation, variant: int, target: int) -> dict[str, Any]:
@@ -194,7 +233,7 @@ def _variant(variant: Variant) -> dict[str, Any]:
     return {
         "id": variant.id,
         "case": variant.case,
-        "coordinate": ", ".join(f"{k} = {show_value(v)}" for k, v in variant.coordinate.items()),
+        "coordinate": coordinate_text(variant.coordinate),
         "reference": show_value(variant.reference),
         "system": variant.prompt.system,
         "messages": [[m.role, m.content] for m in variant.prompt.messages],

@@ -4,7 +4,8 @@ The page shows the scorecards per target and group, each axis's scores, the dive
 the first target, the behaviour profiles and axis sensitivity as charts, and the provenance of
 the run. Each number is a button; its outputs (prompt, raw output, the answer read from it,
 the correct answer, coordinate and repetition) are traced from the run's results and embedded
-once per page (see :mod:`modelscape.pages.evidence`).
+once per page (see :mod:`modelscape.pages.evidence`); a number that compares two coordinates
+opens them side by side (see :mod:`modelscape.pages.profiles`).
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from typing import Any, TypeAlias
 
 from pydantic import BaseModel
 
-from modelscape.analysis.records import AxisScore, BehaviorProfile, Scorecard, Transition
+from modelscape.analysis.records import AxisScore, Scorecard
 from modelscape.errors import ReportError
-from modelscape.pages.charts import profile_figure, sensitivity_figure
-from modelscape.pages.evidence import Cell, Evidence
+from modelscape.pages.charts import sensitivity_figure
+from modelscape.pages.evidence import Evidence
 from modelscape.pages.page import Page
+from modelscape.pages.profiles import Steps, profile_sections, show_p, step_of, steps_of
 from modelscape.pages.scenario import show_value
 from modelscape.report.report import Report
 from modelscape.report.summary import NEGATIVE, interval, number
@@ -104,10 +106,6 @@ def disagreement(report: Report, store: str | os.PathLike[str]) -> str | None:
         opened.close()
 
 
-def _p(value: float | None) -> str:
-    return "—" if value is None else f"{value:.3g}"
-
-
 def _has_negative(report: Report) -> bool:
     """Whether the page shows a negative excess somewhere, which then gets its note."""
     values = [
@@ -133,7 +131,7 @@ class ReportPage(Page):
     """
 
     template = "report.html.j2"
-    scripts = ("page.js", "report.js")
+    scripts = ("page.js", "compare.js", "report.js")
     charts = True
     #: Where the full text of long outputs goes, relative to the page (a site sets it); a
     #: standalone page stays one file and names each cut output's observation instead.
@@ -154,7 +152,8 @@ class ReportPage(Page):
         """Every table, chart and the embedded evidence, with each number as a :class:`Cell`."""
         evidence = Evidence(self.results, attachments=self.attachment_folder)
         report = self.report
-        scorecards = [self._scorecard(card, evidence) for card in report.scorecards]
+        steps = steps_of(report)
+        scorecards = [self._scorecard(card, evidence, steps) for card in report.scorecards]
         divergences = [
             {
                 "first": d.first,
@@ -171,7 +170,7 @@ class ReportPage(Page):
                         )
                         .undefined(c.insufficient)
                         .warned(c.warnings),
-                        "p": _p(c.adjusted_p),
+                        "p": show_p(c.adjusted_p),
                         "candidate": c in d.candidates,
                     }
                     for c in d.contrasts
@@ -179,7 +178,7 @@ class ReportPage(Page):
             }
             for d in report.divergences
         ]
-        profiles = self._profiles(evidence)
+        profiles = profile_sections(report, self.results, evidence)
         sensitivity_cells = [
             evidence.cell(
                 number(s.excess, 3), s.measurement_ids, f"{s.target} · sensitivity to {s.axis}"
@@ -225,7 +224,7 @@ class ReportPage(Page):
             return None
         return set(self.results.settings.groups.get(group, ()))
 
-    def _scorecard(self, card: Scorecard, evidence: Evidence) -> dict[str, Any]:
+    def _scorecard(self, card: Scorecard, evidence: Evidence, steps: Steps) -> dict[str, Any]:
         where = f"{card.target} · {card.group}"
         shift_ids = [
             i for axis in card.axes for shift in axis.shifts for i in shift.measurement_ids
@@ -272,11 +271,11 @@ class ReportPage(Page):
                 f"{shifts} ({card.invariant_shifts} invariant)", shift_ids, f"{where}: shifts"
             ).undefined(shift_reason),
             "failed": evidence.outputs(str(card.failed), failed, f"{where}: failed calls"),
-            "axes": [self._axis(card, axis, evidence) for axis in card.axes],
+            "axes": [self._axis(card, axis, evidence, steps) for axis in card.axes],
         }
 
     @staticmethod
-    def _axis(card: Scorecard, axis: AxisScore, evidence: Evidence) -> dict[str, Any]:
+    def _axis(card: Scorecard, axis: AxisScore, evidence: Evidence, steps: Steps) -> dict[str, Any]:
         where = f"{card.target} · {card.group}"
         missing = axis.undefined
         return {
@@ -311,6 +310,7 @@ class ReportPage(Page):
                         interval(shift.excess, shift.low, shift.high),
                         shift.measurement_ids,
                         f"{where} · shift {shift.axis}: {shift.before} → {shift.after}",
+                        step=step_of(steps, shift),
                     ).warned(shift.warnings),
                 )
                 for shift in axis.shifts
@@ -327,84 +327,4 @@ class ReportPage(Page):
                 "expected": number(axis.threshold.expected),
                 "observed": number(axis.threshold.observed),
             },
-        }
-
-    # -- profiles --------------------------------------------------------------------------------
-    def _transition(self, transition: Transition, evidence: Evidence, what: str) -> Cell:
-        return (
-            evidence.cell(
-                interval(transition.excess, transition.low, transition.high),
-                transition.measurement_ids,
-                f"{transition.target} · {what} {transition.axis}: "
-                f"{show_value(transition.before)} → {show_value(transition.after)}",
-            )
-            .undefined(transition.insufficient)
-            .warned(transition.warnings)
-        )
-
-    def _profiles(self, evidence: Evidence) -> list[dict[str, Any]]:
-        by_axis: dict[str, list[BehaviorProfile]] = {}
-        for profile in self.report.profiles:
-            by_axis.setdefault(profile.axis, []).append(profile)
-        sections = []
-        for number_, (axis, profiles) in enumerate(by_axis.items()):
-            baseline_cells = [
-                [self._transition(t, evidence, "against baseline on") for t in p.baseline]
-                for p in profiles
-            ]
-            step_cells = [
-                [self._transition(t, evidence, "step on") for t in p.local] for p in profiles
-            ]
-            boundary_cells = [
-                [
-                    evidence.cell(
-                        interval(c.excess, c.low, c.high),
-                        c.measurement_ids,
-                        f"{c.target} · candidate boundary {c.axis}: {c.before} → {c.after}",
-                    )
-                    for c in p.candidate_boundaries
-                ]
-                for p in profiles
-            ]
-            rows = []
-            for profile, base, steps in zip(profiles, baseline_cells, step_cells, strict=True):
-                selected = {(c.before, c.after) for c in profile.candidate_boundaries}
-                for t, cell in zip(profile.baseline, base, strict=True):
-                    boundary = profile.scale == "nominal" and (t.before, t.after) in selected
-                    rows.append(self._row(profile, t, cell, "against baseline", boundary))
-                for t, cell in zip(profile.local, steps, strict=True):
-                    rows.append(
-                        self._row(profile, t, cell, "step", (t.before, t.after) in selected)
-                    )
-            sections.append(
-                {
-                    "id": f"chart-profile-{number_}",
-                    "axis": axis,
-                    "scale": profiles[0].scale,
-                    "measure": profiles[0].measure,
-                    "rows": rows,
-                    "boundaries": sum(len(p.candidate_boundaries) for p in profiles),
-                    "figure": profile_figure(
-                        axis,
-                        profiles,
-                        [[c.evidence for c in cells] for cells in baseline_cells],
-                        [[c.evidence for c in cells] for cells in boundary_cells],
-                    )
-                    if any(p.baseline for p in profiles)
-                    else None,
-                }
-            )
-        return sections
-
-    @staticmethod
-    def _row(
-        profile: BehaviorProfile, t: Transition, cell: Cell, kind: str, boundary: bool
-    ) -> dict[str, Any]:
-        return {
-            "target": profile.target,
-            "kind": kind,
-            "step": f"{show_value(t.before)} → {show_value(t.after)}",
-            "excess": cell,
-            "p": _p(t.adjusted_p if t.adjusted_p is not None else t.p_value),
-            "boundary": boundary,
         }

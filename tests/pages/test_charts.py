@@ -105,7 +105,7 @@ def test_a_profile_figure_exactly() -> None:
     assert layout["xaxis"]["ticktext"] == ["plain", "warm", "curt"]
     assert layout["xaxis"]["range"] == [-0.5, 2.5]
     assert layout["margin"] == {"l": 64, "r": 16, "t": 16, "b": 64}
-    assert layout["yaxis"]["title"]["text"] == "excess change (answer_change)"
+    assert layout["yaxis"]["title"]["text"] == "excess change of the answer"
 
 
 def test_a_boundary_on_an_ordered_axis_sits_between_its_two_values() -> None:

@@ -174,7 +174,7 @@ def test_hostile_text_is_escaped_everywhere(hostile_run: Run) -> None:
     assert parsed.handlers == []
     assert parsed.tags.get("img") is None
     assert parsed.tags.get("iframe") is None
-    assert len(parsed.executable) == 2  # page.js and report.js, nothing injected
+    assert len(parsed.executable) == len(ReportPage.scripts)  # its own scripts, nothing injected
     figures = parsed.data("ms-figures")
     names = [t["name"] for f in figures for t in f["figure"]["data"]]
     assert all("<" not in name for name in names)
@@ -349,7 +349,7 @@ def test_a_report_of_one_target_has_its_profile_chart(run: Run) -> None:
     page = ReportPage(alone).html()
     figures = parse(page).data("ms-figures")
     assert [f["id"] for f in figures] == ["chart-profile-0", "chart-sensitivity"]
-    assert "Excess answer_change along pressure, one line per target" in page
+    assert "Excess change of the answer along pressure, one line per target" in page
 
 
 def test_structured_outputs_are_embedded_as_pretty_json(tmp_path: Path) -> None:

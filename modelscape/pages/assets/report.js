@@ -1,4 +1,5 @@
-// modelscape report pages: the outputs behind every number, and the charts.
+// modelscape report pages: the outputs behind every number (filtered, searched, paged, and
+// for a step compared side by side), their addresses in the page's URL, and the charts.
 // Model output is untrusted: it is only ever written with textContent, never parsed as HTML.
 "use strict";
 (function () {
@@ -10,7 +11,9 @@
   const figures = readJSON("ms-figures") || [];
   const dialog = document.getElementById("outputs-dialog");
   const list = document.getElementById("outputs-list");
+  // Outputs listed, and cases compared, at a time: a number can stand on thousands of outputs.
   const PAGE = 200;
+  const CASES = 20;
 
   const element = (tag, text, className) => {
     const node = document.createElement(tag);
@@ -83,6 +86,54 @@
     return box;
   };
 
+  // How an output reads in one word, for the filters: failed call, no answer, wrong, right.
+  const verdict = (observation) => {
+    if (observation.status === "failed") return "failed";
+    if (observation.answer === null) return "unanswered";
+    if (observation.correct === 0) return "wrong";
+    return observation.correct === 1 ? "right" : "";
+  };
+
+  const badge = (observation) => {
+    const word = verdict(observation);
+    if (word === "failed") return element("span", "failed", "verdict-wrong");
+    if (word === "wrong") return element("span", "wrong", "verdict-wrong");
+    if (word === "right") return element("span", "right", "verdict-right");
+    return null;
+  };
+
+  // The address of what the dialog shows: "#evidence=N", with "&view=list" for every output
+  // and "&output=ID" for one opened output. Read back when the page loads or history moves.
+  const address = (state) => {
+    let hash = "#evidence=" + state.index;
+    if (state.output) hash += "&view=list&output=" + state.output;
+    else if (state.view === "list" && state.step) hash += "&view=list";
+    return hash;
+  };
+  const parse = (hash) => {
+    const params = new URLSearchParams(hash.replace(/^#/, ""));
+    const written = params.get("evidence") || "";
+    const index = Number(written);
+    if (!evidence || !/^\d{1,9}$/.test(written) || index >= evidence.sets.length) return null;
+    const output = params.get("output");
+    return {
+      index,
+      view: params.get("view") === "list" ? "list" : null,
+      output: output && /^[\w-]{1,128}$/.test(output) ? output : null,
+    };
+  };
+
+  let state = null;
+  // True while the dialog follows the address (so following it does not write it again).
+  let following = false;
+  const remember = (push) => {
+    if (following || !state) return;
+    const url = location.pathname + location.search + address(state);
+    const data = { modelscape: true, label: state.label, pushed: push || Boolean(history.state && history.state.pushed) };
+    if (push) history.pushState(data, "", url);
+    else history.replaceState(data, "", url);
+  };
+
   const row = (index) => {
     const observation = evidence.observations[index];
     const variant = evidence.variants[observation.variant];
@@ -98,47 +149,310 @@
       element("span", "answer " + (observation.answer === null ? "none" : observation.answer)),
       element("span", "correct " + variant.reference, "meta"),
     );
-    if (observation.status === "failed") summary.append(element("span", "failed", "verdict-wrong"));
-    else if (observation.correct === 1) summary.append(element("span", "right", "verdict-right"));
-    else if (observation.correct === 0) summary.append(element("span", "wrong", "verdict-wrong"));
+    const mark = badge(observation);
+    if (mark) summary.append(mark);
     details.append(summary);
     details.addEventListener("toggle", () => {
       if (details.open && details.childElementCount === 1) details.append(body(observation));
+      if (!state) return;
+      if (details.open) state.output = observation.id;
+      else if (state.output === observation.id) state.output = null;
+      remember(false);
     });
     item.append(details);
     return item;
   };
 
-  const open = (index, label) => {
-    const indices = members(evidence.sets[index]);
-    document.getElementById("outputs-title").textContent = label;
-    document.getElementById("outputs-count").textContent =
-      indices.length + " output" + (indices.length === 1 ? "" : "s") + " behind this number";
+  // One repetition's answer in the comparison; its raw output opens below it.
+  const answer = (index) => {
+    const observation = evidence.observations[index];
+    const item = element("li");
+    item.dataset.observation = observation.id;
+    const details = element("details");
+    const summary = element("summary");
+    summary.append(
+      element("span", "repetition " + observation.repetition, "meta"),
+      element("span", observation.status === "failed" ? "no answer (failed call)" : "answer " + (observation.answer === null ? "none" : observation.answer)),
+    );
+    const mark = badge(observation);
+    if (mark) summary.append(mark);
+    details.append(summary);
+    details.addEventListener("toggle", () => {
+      // Its address names the output, which opens in the list (where every output has a row).
+      if (state && details.open) state.output = observation.id;
+      else if (state && state.output === observation.id) state.output = null;
+      remember(false);
+      if (!details.open || details.childElementCount > 1) return;
+      const text = element("pre", observation.text, "prompt output-text");
+      text.dir = "auto";
+      details.append(text);
+      cut(details, observation, "text", "output");
+      if (observation.error) details.append(element("pre", observation.error, "prompt"));
+    });
+    item.append(details);
+    return item;
+  };
+
+  // -- filters and search ------------------------------------------------------------------------
+  const field = (id) => document.getElementById(id);
+  const filters = {
+    verdict: field("outputs-verdict"),
+    case: field("outputs-case"),
+    coordinate: field("outputs-coordinate"),
+    repetition: field("outputs-repetition"),
+    search: field("outputs-search"),
+  };
+  const haystacks = new Map();
+  const haystack = (index) => {
+    let text = haystacks.get(index);
+    if (text === undefined) {
+      const observation = evidence.observations[index];
+      const variant = evidence.variants[observation.variant];
+      text = [
+        variant.case, variant.coordinate, variant.system || "",
+        ...variant.messages.map((message) => message[1]),
+        observation.text || "", observation.data || "", observation.answer === null ? "" : observation.answer,
+        observation.error || "",
+      ].join("\n").toLowerCase();
+      haystacks.set(index, text);
+    }
+    return text;
+  };
+  const choices = (select, values, first) => {
+    select.replaceChildren(new Option(first, ""));
+    for (const value of values) select.append(new Option(String(value), String(value)));
+    select.value = "";
+  };
+  const fill = (indices) => {
+    const cases = new Set();
+    const coordinates = new Set();
+    const repetitions = new Set();
+    for (const index of indices) {
+      const observation = evidence.observations[index];
+      const variant = evidence.variants[observation.variant];
+      cases.add(variant.case);
+      coordinates.add(variant.coordinate);
+      repetitions.add(observation.repetition);
+    }
+    choices(filters.case, Array.from(cases).sort(), "every case");
+    choices(filters.coordinate, Array.from(coordinates), "every coordinate");
+    choices(filters.repetition, Array.from(repetitions).sort((a, b) => a - b), "every repetition");
+    filters.verdict.value = "";
+    filters.search.value = "";
+  };
+  const matches = () => {
+    const words = filters.search.value.toLowerCase().split(/\s+/).filter(Boolean);
+    const wanted = {
+      verdict: filters.verdict.value,
+      case: filters.case.value,
+      coordinate: filters.coordinate.value,
+      repetition: filters.repetition.value,
+    };
+    return (index) => {
+      const observation = evidence.observations[index];
+      const variant = evidence.variants[observation.variant];
+      if (wanted.verdict && verdict(observation) !== wanted.verdict) return false;
+      if (wanted.case && variant.case !== wanted.case) return false;
+      if (wanted.coordinate && variant.coordinate !== wanted.coordinate) return false;
+      if (wanted.repetition && String(observation.repetition) !== wanted.repetition) return false;
+      if (words.length) {
+        const text = haystack(index);
+        return words.every((word) => text.includes(word));
+      }
+      return true;
+    };
+  };
+
+  // -- the two views -------------------------------------------------------------------------------
+  const compareBox = field("outputs-compare");
+  const shown = field("outputs-shown");
+  const viewButtons = { compare: field("outputs-view-compare"), list: field("outputs-view-list") };
+  const plural = (count, word) => count.toLocaleString("en") + " " + word + (count === 1 ? "" : "s");
+
+  const listed = (filtered, upTo) => {
     list.replaceChildren();
-    let shown = 0;
-    const more = element("button", null, "dialog-close");
+    const old = dialog.querySelector(".dialog-body > button.more");
+    if (old) old.remove();
+    let count = 0;
+    const more = element("button", null, "dialog-close more");
+    more.type = "button";
+    const next = (until) => {
+      const end = Math.min(filtered.length, Math.max(count + PAGE, until || 0));
+      list.append(...filtered.slice(count, end).map(row));
+      count = end;
+      more.textContent = "Show " + Math.min(PAGE, filtered.length - count) + " more";
+      if (count >= filtered.length) more.remove();
+      else if (!more.isConnected) list.after(more);
+      more.hidden = state.view !== "list";
+      return count;
+    };
+    more.addEventListener("click", () => {
+      next();
+      say(filtered);
+    });
+    next(upTo);
+    state.more = more;
+    state.listedCount = () => count;
+  };
+
+  const compared = (filtered) => {
+    compareBox.replaceChildren();
+    if (!state.step) return;
+    const keep = new Set(filtered);
+    const all = window.modelscapeCompare.groups(evidence, state.indices, state.step);
+    const wanted = all.filter((group) => group.outputs.some((side) => side.some((index) => keep.has(index))));
+    state.groups = { shown: 0, total: all.length, wanted: wanted.length };
+    const more = element("button", null, "dialog-close more-cases");
     more.type = "button";
     const next = () => {
-      const slice = indices.slice(shown, shown + PAGE);
-      list.append(...slice.map(row));
-      shown += slice.length;
-      more.textContent = "Show " + Math.min(PAGE, indices.length - shown) + " more";
-      if (shown >= indices.length) more.remove();
-      else list.after(more);
+      const slice = wanted.slice(state.groups.shown, state.groups.shown + CASES);
+      compareBox.append(...slice.map((group) => window.modelscapeCompare.render(evidence, group, state.step, answer)));
+      state.groups.shown += slice.length;
+      more.textContent = "Show " + Math.min(CASES, wanted.length - state.groups.shown) + " more cases";
+      if (state.groups.shown >= wanted.length) more.remove();
+      else compareBox.append(more);
     };
-    more.addEventListener("click", next);
+    more.addEventListener("click", () => {
+      next();
+      say(filtered);
+    });
     next();
+    if (!wanted.length) compareBox.append(element("p", "No case has an output that matches the filters.", "meta"));
+  };
+
+  const say = (filtered) => {
+    const total = state.indices.length;
+    const filteredWords = filtered.length === total ? "" : " match the filters";
+    if (state.view === "compare" && state.groups) {
+      const { shown: count, wanted, total } = state.groups;
+      shown.textContent = "Showing " + count.toLocaleString("en") + " of " + plural(wanted, "case") +
+        (wanted === total ? "" : " with outputs that match the filters (" + total.toLocaleString("en") + " in all)") + ".";
+    } else {
+      shown.textContent = "Showing " + Math.min(state.listedCount(), filtered.length).toLocaleString("en") + " of " +
+        plural(filtered.length, "output") + (filteredWords ? " that" + filteredWords : "") + ".";
+    }
+  };
+
+  const refresh = (upTo) => {
+    const keep = matches();
+    const filtered = state.indices.filter(keep);
+    listed(filtered, upTo);
+    if (state.view === "compare") compared(filtered);
+    else compareBox.replaceChildren();
+    say(filtered);
+    return filtered;
+  };
+
+  const showView = (view) => {
+    state.view = state.step ? view : "list";
+    const comparing = state.view === "compare";
+    compareBox.hidden = !comparing;
+    list.hidden = comparing;
+    viewButtons.compare.setAttribute("aria-pressed", String(comparing));
+    viewButtons.list.setAttribute("aria-pressed", String(!comparing));
+    field("outputs-views").hidden = !state.step;
+  };
+
+  const open = (index, label, wish) => {
+    const want = wish || {};
+    const indices = members(evidence.sets[index]);
+    const step = (evidence.steps && evidence.steps[index]) || null;
+    state = { index, label, indices, step, view: "compare", output: null, groups: null };
+    document.getElementById("outputs-title").textContent = label;
+    document.getElementById("outputs-count").textContent =
+      plural(indices.length, "output") + " behind this number" +
+      (step ? " · a step from " + step[0] + " to " + step[1] : "");
+    fill(indices);
+    showView(want.view === "list" || want.output ? "list" : "compare");
+    let upTo = 0;
+    if (want.output) {
+      const position = indices.findIndex((i) => evidence.observations[i].id === want.output);
+      if (position >= 0) upTo = position + 1;
+    }
+    refresh(upTo);
     if (!dialog.open) dialog.showModal();
+    if (want.output) {
+      const item = Array.from(list.children).find((li) => li.dataset.observation === want.output);
+      if (item) {
+        const details = item.querySelector("details");
+        details.open = true;
+        state.output = want.output;
+        item.scrollIntoView({ block: "start" });
+      }
+    }
+  };
+
+  for (const control of Object.values(filters)) {
+    control.addEventListener(control === filters.search ? "input" : "change", () => {
+      if (state) refresh();
+    });
+  }
+  field("outputs-filters").addEventListener("submit", (event) => event.preventDefault());
+  for (const [view, button] of Object.entries(viewButtons)) {
+    button.addEventListener("click", () => {
+      if (!state) return;
+      state.output = null;
+      showView(view);
+      refresh();
+      remember(false);
+    });
+  }
+
+  // The label of a number from the address alone: the first button that opens its outputs.
+  const labelOf = (index) => {
+    const button = Array.from(document.querySelectorAll("button[data-evidence]"))
+      .find((candidate) => candidate.dataset.evidence === String(index));
+    return button ? button.dataset.label : "Outputs behind a number";
+  };
+
+  // Make the dialog show what the address names, without writing the address again.
+  const follow = () => {
+    const wanted = parse(location.hash);
+    following = true;
+    try {
+      if (wanted === null) {
+        if (dialog.open) dialog.close();
+        state = null;
+        return;
+      }
+      const stepped = Boolean(evidence.steps && evidence.steps[wanted.index]);
+      const view = wanted.view === "list" || wanted.output || !stepped ? "list" : "compare";
+      const same = state && dialog.open && state.index === wanted.index &&
+        state.view === view && state.output === wanted.output;
+      if (same) return;
+      const label = history.state && history.state.modelscape && history.state.label
+        ? history.state.label : labelOf(wanted.index);
+      open(wanted.index, label, wanted);
+    } finally {
+      following = false;
+    }
+  };
+
+  const begin = (index, label) => {
+    open(index, label);
+    remember(true);
   };
 
   document.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-evidence]");
-    if (button && evidence) open(Number(button.dataset.evidence), button.dataset.label);
+    if (button && evidence) begin(Number(button.dataset.evidence), button.dataset.label);
   });
   document.getElementById("outputs-close").addEventListener("click", () => dialog.close());
   dialog.addEventListener("click", (event) => {
     if (event.target === dialog) dialog.close();
   });
+  // However the dialog closes (its button, Escape, a click outside), the address forgets it: a
+  // dialog this page opened steps back in history, one opened from an address drops the hash.
+  dialog.addEventListener("close", () => {
+    if (following || !state) return;
+    state = null;
+    if (!parse(location.hash)) return;
+    if (history.state && history.state.modelscape && history.state.pushed) history.back();
+    else history.replaceState(null, "", location.pathname + location.search);
+  });
+  window.addEventListener("popstate", follow);
+  window.addEventListener("hashchange", follow);
+  if (evidence && parse(location.hash)) follow();
 
   // -- charts ---------------------------------------------------------------------------------
   const scheme = window.matchMedia("(prefers-color-scheme: dark)");
@@ -193,7 +507,9 @@
       target.on("plotly_click", (data) => {
         const point = data.points && data.points[0];
         if (point && point.customdata !== null && point.customdata !== undefined && evidence) {
-          open(Number(point.customdata), point.data.name.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&") + ": " + point.x);
+          const labels = figure.labels && figure.labels[point.curveNumber];
+          const words = labels && labels[point.pointNumber];
+          begin(Number(point.customdata), typeof words === "string" ? words : labelOf(point.customdata));
         }
       });
     }
