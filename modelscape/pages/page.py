@@ -45,8 +45,8 @@ __all__ = [
 
 #: The plotly.js version of the vendored partial bundle (scripts/vendor-plotly refreshes it).
 PLOTLY_VERSION = "4.1.1"
-PLOTLY_FILE = "plotly-basic.min.js"
-PLOTLY_LICENSE = "plotly-basic.LICENSE"
+PLOTLY_FILE = "plotly-cartesian.min.js"
+PLOTLY_LICENSE = "plotly-cartesian.LICENSE"
 STYLESHEET = "page.css"
 
 _ASSETS = resources.files("modelscape.pages") / "assets"

@@ -23,6 +23,7 @@ from modelscape.pages.evidence import Evidence
 from modelscape.pages.page import Page
 from modelscape.pages.profiles import Steps, profile_sections, show_p, step_of, steps_of
 from modelscape.pages.scenario import show_value
+from modelscape.pages.surfaces import surface_sections
 from modelscape.report.report import Report
 from modelscape.report.summary import NEGATIVE, interval, number
 from modelscape.results.results import Results
@@ -179,6 +180,7 @@ class ReportPage(Page):
             for d in report.divergences
         ]
         profiles = profile_sections(report, self.results, evidence)
+        surfaces = surface_sections(report, self.results, evidence)
         sensitivity_cells = [
             evidence.cell(
                 number(s.excess, 3), s.measurement_ids, f"{s.target} · sensitivity to {s.axis}"
@@ -205,11 +207,14 @@ class ReportPage(Page):
             "scorecards": scorecards,
             "divergences": divergences,
             "profiles": profiles,
+            "surfaces": surfaces,
             "sensitivity": sensitivity,
             "provenance": report.provenance,
             "evidence": embedded,
             "figures": [
-                {"id": p["id"], "figure": p["figure"]} for p in profiles if p["figure"] is not None
+                {"id": p["id"], "figure": p["figure"]}
+                for p in (*profiles, *surfaces)
+                if p["figure"] is not None
             ]
             + (
                 [{"id": "chart-sensitivity", "figure": sensitivity["figure"]}]

@@ -14,11 +14,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from modelscape.analysis.surface import Surface, SurfacePoint
+from modelscape.analysis.surface import Surface, SurfacePoint, grid_pairs
 from modelscape.pages.charts import label
+from modelscape.pages.evidence import Cell, Evidence
 from modelscape.pages.scenario import show_value
+from modelscape.report.report import Report
+from modelscape.report.summary import interval
+from modelscape.results.results import Results
 
-__all__ = ["surface_figure", "surface_title"]
+__all__ = ["surface_figure", "surface_sections", "surface_title"]
 
 # Blue to white to orange: a diverging scale that stays apart for red-green colour blindness.
 _DIVERGING = [[0.0, "#0072B2"], [0.5, "#F7F7F7"], [1.0, "#D55E00"]]
@@ -46,8 +50,11 @@ def _hover(surface: Surface, point: SurfacePoint) -> str:
     return label(f"{where}: {point.value:.2f}{interval} over {point.cases} cases{tested}")
 
 
-def surface_figure(surface: Surface, evidence: Sequence[int | None]) -> dict[str, Any]:
-    """The plotly figure of a surface; ``evidence`` gives each point's evidence index."""
+def surface_figure(
+    surface: Surface, evidence: Sequence[int | None], words: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The plotly figure of a surface; ``evidence`` gives each point's evidence index, and
+    ``words`` each point's label, the title of the outputs it opens."""
     width = len(surface.x_values)
     rows = range(len(surface.y_values))
 
@@ -78,8 +85,83 @@ def surface_figure(surface: Surface, evidence: Sequence[int | None]) -> dict[str
     }
     layout = {
         "xaxis": {"title": {"text": label(surface.x_axis)}, "type": "category"},
-        "yaxis": {"title": {"text": label(surface.y_axis)}, "type": "category"},
+        # rows top down, as in the table beside the chart
+        "yaxis": {
+            "title": {"text": label(surface.y_axis)},
+            "type": "category",
+            "autorange": "reversed",
+        },
         "margin": {"l": 72, "r": 16, "t": 16, "b": 56},
         "hovermode": "closest",
     }
-    return {"data": [trace], "layout": layout}
+    labels = [grid(list(words))] if words else []
+    return {"data": [trace], "layout": layout, "labels": labels}
+
+
+def _point_cell(evidence: Evidence, surface: Surface, point: SurfacePoint) -> Cell:
+    where = f"{surface.x_axis} = {show_value(point.x)}, {surface.y_axis} = {show_value(point.y)}"
+    text = interval(point.value, point.low, point.high)
+    cell = evidence.cell(text, point.measurement_ids, f"{surface_title(surface)} at {where}")
+    return cell.undefined(point.insufficient if point.value is None else None).warned(
+        point.warnings
+    )
+
+
+def surface_sections(
+    report: Report, results: Results | None, evidence: Evidence
+) -> list[dict[str, Any]]:
+    """The surfaces of a report page: for each pair of axes the run evaluated fully, each
+    target's accuracy and change surfaces, and the first target's accuracy minus each other's.
+
+    Surfaces are computed from the outputs, so a page without them has none.
+    """
+    if results is None:
+        return []
+    sections: list[dict[str, Any]] = []
+    for x_axis, y_axis in grid_pairs(results):
+        made = [
+            *(
+                results.surface(x_axis, y_axis, kind=kind, target=t, inference=report.inference)
+                for t in report.targets
+                for kind in ("accuracy", "change")
+            ),
+            *(
+                results.surface(
+                    x_axis,
+                    y_axis,
+                    kind="difference",
+                    target=report.targets[0],
+                    second=other,
+                    inference=report.inference,
+                )
+                for other in report.targets[1:]
+            ),
+        ]
+        for surface in made:
+            cells = [_point_cell(evidence, surface, p) for p in surface.points]
+            width = len(surface.x_values)
+            index = len(sections) + 1
+            drawn = any(p.value is not None for p in surface.points)
+            sections.append(
+                {
+                    "id": f"surface-{index}",
+                    "title": surface_title(surface),
+                    "kind": surface.kind,
+                    "x_axis": surface.x_axis,
+                    "y_axis": surface.y_axis,
+                    "columns": [show_value(v) for v in surface.x_values],
+                    "rows": [
+                        {
+                            "value": show_value(y),
+                            "cells": cells[r * width : (r + 1) * width],
+                        }
+                        for r, y in enumerate(surface.y_values)
+                    ],
+                    "figure": surface_figure(
+                        surface, [c.evidence for c in cells], [c.label for c in cells]
+                    )
+                    if drawn
+                    else None,
+                }
+            )
+    return sections

@@ -59,7 +59,7 @@ def test_bundle_unpacks_to_the_vendored_plotly() -> None:
     assert zlib.decompress(base64.b64decode(plotly_bundle())) == vendored
     assert b"plotly.js (basic - minified) v4.1.1" in vendored[:200]
     license_text = (
-        resources.files("modelscape.pages") / "assets" / "plotly-basic.LICENSE"
+        resources.files("modelscape.pages") / "assets" / "plotly-cartesian.LICENSE"
     ).read_text()
     assert "MIT License" in license_text
 
@@ -99,7 +99,7 @@ def test_save_writes_utf8(tmp_path: Path, run: Run) -> None:
 def test_shared_assets_are_referenced_by_relative_url(tmp_path: Path, run: Run) -> None:
     written = write_assets(tmp_path / "assets")
     assert sorted(p.name for p in written) == sorted(
-        ["page.css", PLOTLY_FILE, "plotly-basic.LICENSE"]
+        ["page.css", PLOTLY_FILE, "plotly-cartesian.LICENSE"]
     )
     page = ReportPage(run.report, run.results).html(assets="../assets/")
     parsed = parse(page)

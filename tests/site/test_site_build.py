@@ -34,7 +34,7 @@ def test_every_kind_of_page_is_built(built: Path) -> None:
         "assets/site.js",
         "assets/search.js",
         "assets/search-index.js",
-        "assets/plotly-basic.min.js",
+        "assets/plotly-cartesian.min.js",
     ]
     assert [p for p in expected if not (built / p).is_file()] == []
 
@@ -71,7 +71,7 @@ def test_links_are_relative_and_resolve_on_disk(built: Path) -> None:
 def test_report_pages_share_assets_and_keep_their_outputs(built: Path) -> None:
     page = (built / "reports" / f"{RUN}.html").read_text(encoding="utf-8")
     assert '<link rel="stylesheet" href="../assets/page.css">' in page
-    assert '<script src="../assets/plotly-basic.min.js" defer></script>' in page
+    assert '<script src="../assets/plotly-cartesian.min.js" defer></script>' in page
     assert 'id="ms-plotly"' not in page  # the bundle is shared, not inlined
     evidence = re.search(r'<script type="application/json" id="ms-evidence">(.*?)</script>', page)
     assert evidence is not None

@@ -508,7 +508,11 @@
         const point = data.points && data.points[0];
         if (point && point.customdata !== null && point.customdata !== undefined && evidence) {
           const labels = figure.labels && figure.labels[point.curveNumber];
-          const words = labels && labels[point.pointNumber];
+          // A heatmap's point is a [row, column] pair; its labels are rows of labels.
+          const at = point.pointNumber;
+          const words = !labels ? undefined
+            : Array.isArray(at) ? (Array.isArray(labels[at[0]]) ? labels[at[0]][at[1]] : undefined)
+            : labels[at];
           begin(Number(point.customdata), typeof words === "string" ? words : labelOf(point.customdata));
         }
       });
