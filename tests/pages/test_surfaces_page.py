@@ -58,9 +58,7 @@ def test_a_grid_run_shows_every_surface_with_its_table(
         results = Results.load(opened, report.experiment)
     finally:
         opened.close()
-    expected = results.surface(
-        "leading", "rival", target="first-told", inference=report.inference
-    )
+    expected = results.surface("leading", "rival", target="first-told", inference=report.inference)
     shown = surfaces[2]
     assert shown["columns"] == ["1", "3", "5", "7"]
     assert [r["value"] for r in shown["rows"]] == ["2", "4", "6"]
