@@ -57,7 +57,7 @@ def test_json_script_keeps_text_as_written_beside_non_finite_numbers() -> None:
 def test_bundle_unpacks_to_the_vendored_plotly() -> None:
     vendored = (resources.files("modelscape.pages") / "assets" / PLOTLY_FILE).read_bytes()
     assert zlib.decompress(base64.b64decode(plotly_bundle())) == vendored
-    assert b"plotly.js (basic - minified) v4.1.1" in vendored[:200]
+    assert b"plotly.js (cartesian - minified) v4.1.1" in vendored[:200]
     license_text = (
         resources.files("modelscape.pages") / "assets" / "plotly-cartesian.LICENSE"
     ).read_text()
