@@ -41,6 +41,7 @@ from modelscape.site.catalog import Catalog, RunSummary
 from modelscape.site.config import SiteError
 from modelscape.site.confine import OutputFolder
 from modelscape.site.content import Content, FileHashes, discover
+from modelscape.site.exports import leaderboard_files
 from modelscape.site.manifest import (
     Manifest,
     OutputRecord,
@@ -174,6 +175,9 @@ def _plan(
     jobs.append(
         Job("index.html", digest_of(base, "index", sorted(keys.values()), slugs), maker.index)
     )
+    # The leaderboard's data, made from what the index is made from.
+    for path, make in leaderboard_files(catalog, title=content.config.title).items():
+        jobs.append(Job(path, digest_of(base, path, sorted(keys.values()), slugs), make))
     for name in catalog.scenario_pages:
         spec = maker.spec_of(name)
         spec_inputs = (spec.name, hashes(spec)) if spec is not None else None
@@ -204,7 +208,9 @@ def _plan(
             )
         )
     for name in catalog.model_pages:
-        model_runs = sorted(keys[e.run.run] for e in catalog.by_model(name))
+        # A model page compares the model with every target on its scenarios.
+        scenarios = {e.run.scenario for e in catalog.by_model(name)}
+        model_runs = sorted(keys[r.run] for s in scenarios for r in catalog.by_scenario(s))
         jobs.append(
             Job(
                 catalog.model_path(name),
