@@ -56,14 +56,14 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("mean_win_rate", "the target's mean win rate over this group's scenarios, 0 to 1"),
     ("win_rate", "the share of other targets it beats on this scenario, 0 to 1"),
     ("accuracy", "share of correct answers, 0 to 1"),
-    ("accuracy_low", "lower bound of its 95% interval"),
-    ("accuracy_high", "upper bound of its 95% interval"),
+    ("accuracy_low", "lower bound of its interval (the report's confidence level)"),
+    ("accuracy_high", "upper bound of its interval (the report's confidence level)"),
     ("baseline_accuracy", "share of correct answers at the baseline prompt, 0 to 1"),
-    ("baseline_accuracy_low", "lower bound of its 95% interval"),
-    ("baseline_accuracy_high", "upper bound of its 95% interval"),
+    ("baseline_accuracy_low", "lower bound of its interval (the report's confidence level)"),
+    ("baseline_accuracy_high", "upper bound of its interval (the report's confidence level)"),
     ("spurious_change", "excess answer change where the answer should stay (ideally 0)"),
-    ("spurious_low", "lower bound of its 95% interval"),
-    ("spurious_high", "upper bound of its 95% interval"),
+    ("spurious_low", "lower bound of its interval (the report's confidence level)"),
+    ("spurious_high", "upper bound of its interval (the report's confidence level)"),
     ("missed_change", "share of answers that stay where they should change (ideally 0)"),
     ("invariant_shifts", "steps on invariant axes with a change beyond noise"),
     ("answered", "share of outputs with a readable answer, 0 to 1"),
@@ -86,26 +86,26 @@ def _number(value: float | None) -> float | None:
 
 
 def _shifts(headline: Headline) -> int | None:
+    """The count of invariant shifts, or None when the scorecard says it is n/a."""
     missing = headline.undefined
-    return (
-        None
-        if missing.get("invariant_shifts") or missing.get("shifts")
-        else (headline.invariant_shifts)
-    )
+    if missing.get("invariant_shifts") or missing.get("shifts"):
+        return None
+    return headline.invariant_shifts
 
 
-def _record(catalog: Catalog, matrix: Matrix, row: Ranked, entry: Entry) -> dict[str, Any]:
+def _record(
+    catalog: Catalog, matrix: Matrix, rates: dict[str, float], row: Ranked, entry: Entry
+) -> dict[str, Any]:
     """One record: a target's scorecard on one scenario and group, with its ranking."""
     h = entry.headline
-    scenario = entry.run.scenario
     return {
         "model": row.model,
         "kind": row.kind,
         "group": matrix.group,
-        "scenario": scenario,
+        "scenario": entry.run.scenario,
         "rank": row.rank,
         "mean_win_rate": row.win_rate.value,
-        "win_rate": matrix.win_rate_on(scenario).get(row.model),
+        "win_rate": rates.get(row.model),
         "accuracy": _number(h.accuracy),
         "accuracy_low": _number(h.accuracy_low),
         "accuracy_high": _number(h.accuracy_high),
@@ -129,15 +129,22 @@ def _record(catalog: Catalog, matrix: Matrix, row: Ranked, entry: Entry) -> dict
     }
 
 
-def leaderboard_records(catalog: Catalog) -> list[dict[str, Any]]:
+def _matrices(catalog: Catalog) -> list[Matrix]:
+    return [Matrix.of(catalog, group) for group in catalog.groups()]
+
+
+def leaderboard_records(
+    catalog: Catalog, matrices: list[Matrix] | None = None
+) -> list[dict[str, Any]]:
     """Every record of the downloads: by group (``all`` first), then by rank, then scenario."""
     records = []
-    for group in catalog.groups():
-        matrix = Matrix.of(catalog, group)
+    for matrix in matrices if matrices is not None else _matrices(catalog):
+        rates = {scenario: matrix.win_rate_on(scenario) for scenario in matrix.scenarios}
         for row in matrix.rows:
             for scenario in matrix.scenarios:
                 if scenario in row.entries:
-                    records.append(_record(catalog, matrix, row, row.entries[scenario]))
+                    entry = row.entries[scenario]
+                    records.append(_record(catalog, matrix, rates[scenario], row, entry))
     return records
 
 
@@ -171,12 +178,12 @@ def leaderboard_csv(catalog: Catalog) -> str:
 def leaderboard_json(catalog: Catalog, *, title: str) -> str:
     """``leaderboard.json``: the schema's version, the definitions, the rankings of every
     group, and the records (with ``undefined`` and ``reported_models`` as objects)."""
+    matrices = _matrices(catalog)
     groups = []
-    for group in catalog.groups():
-        matrix = Matrix.of(catalog, group)
+    for matrix in matrices:
         groups.append(
             {
-                "group": group,
+                "group": matrix.group,
                 "scenarios": list(matrix.scenarios),
                 "ranking": [
                     {
@@ -204,7 +211,7 @@ def leaderboard_json(catalog: Catalog, *, title: str) -> str:
             for q in QUANTITIES
         ],
         "groups": groups,
-        "records": leaderboard_records(catalog),
+        "records": leaderboard_records(catalog, matrices),
     }
     return json.dumps(data, ensure_ascii=False, allow_nan=False, indent=1) + "\n"
 

@@ -256,7 +256,7 @@ def comparison_figure(model: str, sections: list[dict[str, Any]]) -> dict[str, A
     return {
         "data": data,
         "layout": {
-            "xaxis": {"title": {"text": "Accuracy (95% interval)"}, "range": [-0.02, 1.02]},
+            "xaxis": {"title": {"text": "Accuracy (with its interval)"}, "range": [-0.02, 1.02]},
             "yaxis": {
                 "type": "category",
                 "categoryorder": "array",
