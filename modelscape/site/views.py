@@ -100,6 +100,8 @@ class IndexPage(Page):
         return {
             "description": self.description,
             "matrices": [m for m in matrices if m["rows"]],
+            # The scorecards as one list, as themes written for the earlier leaderboard use it.
+            "rows": [entry_row(catalog, e) for e in catalog.leaderboard()],
             "kinds": [(kind, text) for kind, text in KIND_LABELS.items() if kind in kinds],
             "heat_bins": [(step, step / HEAT_BINS) for step in range(HEAT_BINS)],
             "downloads": {"csv": CSV_FILE, "json": JSON_FILE},
