@@ -9,15 +9,18 @@ are what a spreadsheet would run or a browser would parse as markup.
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
 from modelscape._identity import JsonValue
 from modelscape.execution import CallableTarget, Runner
+from modelscape.site import build_site
 from modelscape.site.catalog import Catalog, Headline, RunSummary
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
 from modelscape.target import TargetOutput, TargetRequest
+from tests.site.sitetools import CONTENT
 
 #: Names a spreadsheet would run as a formula, and one a browser would parse as markup.
 FORMULA_NAME = "=cmd|' /C calc'!A0"
@@ -122,3 +125,12 @@ def hostile_run(folder: Path) -> Path:
         store.close()
     scenario.report(results).save(folder / "report.json")
     return folder
+
+
+def build_full(folder: Path) -> Path:
+    """The repository's whole content plus the hostile run, built strictly; the site folder."""
+    content = folder / "content"
+    shutil.copytree(CONTENT, content, ignore=shutil.ignore_patterns("*.py"))
+    hostile_run(content / "runs" / "hostile")
+    build_site(content, folder / "site", strict=True)
+    return folder / "site"

@@ -8,7 +8,6 @@ import io
 import json
 import math
 import re
-import shutil
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,6 @@ from typing import Any
 import pytest
 
 from modelscape.report import Report
-from modelscape.site import build_site
 from modelscape.site.config import SiteConfig
 from modelscape.site.exports import COLUMNS, SCHEMA_VERSION, leaderboard_csv, leaderboard_json
 from modelscape.site.render import Frame, render
@@ -26,8 +24,8 @@ from tests.site.boards import (
     FORMULA_NAME,
     MARKUP_NAME,
     REPORTED,
+    build_full,
     catalog_of,
-    hostile_run,
     summary,
 )
 from tests.site.sitetools import CONTENT
@@ -38,12 +36,7 @@ NAMES = [name for name, _ in COLUMNS]
 @pytest.fixture(scope="module")
 def full(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository's whole content, plus a run of targets with hostile names, built."""
-    folder = tmp_path_factory.mktemp("full")
-    content = folder / "content"
-    shutil.copytree(CONTENT, content, ignore=shutil.ignore_patterns("*.py"))
-    hostile_run(content / "runs" / "hostile")
-    build_site(content, folder / "site", strict=True)
-    return folder / "site"
+    return build_full(tmp_path_factory.mktemp("full"))
 
 
 def _csv(site: Path) -> list[dict[str, str]]:
