@@ -168,7 +168,8 @@ def _field(name: str, value: Any) -> str:
 def leaderboard_csv(catalog: Catalog) -> str:
     """``leaderboard.csv``: a header of :data:`COLUMNS`, then one line per record."""
     buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
+    # RFC 4180 lines (CRLF): the writer then quotes any field holding a CR or LF of its own.
+    writer = csv.writer(buffer, lineterminator="\r\n")
     writer.writerow(_NAMES)
     for record in leaderboard_records(catalog):
         writer.writerow([_field(name, record[name]) for name in _NAMES])

@@ -210,14 +210,14 @@ class Matrix:
             by_model,
             key=lambda m: (rates[m].value is None, -(rates[m].value or 0.0), m),
         )
+        defined = [r.value for r in rates.values() if r.value is not None]
         rows: list[Ranked] = []
         for model in order:
             rate = rates[model]
             rank = None
             if rate.value is not None:
                 # Competition ranking: a tie shares the better place, the next place skips.
-                above = [r for r in rates.values() if r.value is not None]
-                rank = 1 + sum(1 for r in above if _beats(r.value or 0.0, rate.value) == 1.0)
+                rank = 1 + sum(1 for other in defined if _beats(other, rate.value) == 1.0)
             entry = next(iter(by_model[model].values()))
             rows.append(Ranked(model, entry.headline.kind, by_model[model], rate, rank))
         return cls(group, scenarios, tuple(rows))

@@ -89,7 +89,7 @@ def entry_row(catalog: Catalog, entry: Entry) -> dict[str, Any]:
         "shifts": _cell(h.invariant_shifts, str(h.invariant_shifts), shifts),
         "answered": _cell(h.answered, number(h.answered), missing.get("answered")),
         "observations": h.observations,
-        "accuracy_bounds": (h.accuracy_low, h.accuracy_high),
+        "accuracy_bounds": (h.accuracy, h.accuracy_low, h.accuracy_high),
     }
 
 
@@ -213,7 +213,7 @@ def comparison_figure(model: str, sections: list[dict[str, Any]]) -> dict[str, A
     for section in sections:
         for row in section["rows"]:
             entry = row["accuracy"]
-            if entry["reason"] is not None or entry["sort"] == "":
+            if entry["reason"] is not None or row["accuracy_bounds"][0] is None:
                 continue
             style = "this" if row["this"] else row["kind"]
             found = points.setdefault(style, {"x": [], "y": [], "plus": [], "minus": [], "t": []})
@@ -273,9 +273,8 @@ def comparison_figure(model: str, sections: list[dict[str, Any]]) -> dict[str, A
 
 
 def _bounds(row: dict[str, Any]) -> tuple[float, float, float]:
-    """A row's accuracy and its interval, as numbers (the interval collapses when absent)."""
-    value = float(row["accuracy"]["sort"])
-    low, high = row["accuracy_bounds"]
+    """A row's accuracy and its interval (which collapses to the value when absent)."""
+    value, low, high = row["accuracy_bounds"]
     return value, value if low is None else low, value if high is None else high
 
 

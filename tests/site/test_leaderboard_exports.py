@@ -13,6 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 from modelscape.report import Report
 from modelscape.site.config import SiteConfig
@@ -235,3 +237,39 @@ def test_hostile_scenario_and_group_names_everywhere() -> None:
     assert '&lt;img src=x onerror=alert("name")&gt;&lt;b&gt;bold&lt;/b&gt;' in {
         text for trace in shown["data"] for text in trace["text"]
     }
+
+
+NAME = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30)
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=NAME, other=NAME, scenario=NAME, reported=NAME)
+def test_any_names_round_trip_safely(model: str, other: str, scenario: str, reported: str) -> None:
+    assume(model != other)
+    catalog = catalog_of(
+        summary("run", scenario, {model: 0.5, other: None}, models={model: {reported: 2}})
+    )
+    rows = list(csv.DictReader(io.StringIO(leaderboard_csv(catalog))))
+    assert len(rows) == 2
+    for row in rows:
+        for name in NAMES:
+            assert not row[name].startswith(("=", "+", "@", "\t", "\r")), (name, row[name])
+    assert {r["model"] for r in rows} == {_spreadsheet(model), _spreadsheet(other)}
+    assert {r["scenario"] for r in rows} == {_spreadsheet(scenario)}
+    data = json.loads(leaderboard_json(catalog, title=model))
+    assert {r["model"] for r in data["records"]} == {model, other}
+    mine = next(r for r in data["records"] if r["model"] == model)
+    assert mine["reported_models"] == {reported: 2}
+    index = render(
+        IndexPage(catalog, "Board", ""),
+        Theme(None).environment,
+        Frame.at(SiteConfig(), "index.html"),
+    )
+    parsed = _Cells()
+    parsed.feed(index)
+    rows_found = [a for t, a in parsed.tags if t == "tr" and "data-kind" in a]
+    assert len(rows_found) == 2
+
+
+def _spreadsheet(text: str) -> str:
+    return "'" + text if text.startswith(("=", "+", "-", "@", "\t", "\r")) else text
