@@ -208,9 +208,7 @@ def _plan(
             )
         )
     for name in catalog.model_pages:
-        # A model page compares the model with every target on its scenarios.
-        scenarios = {e.run.scenario for e in catalog.by_model(name)}
-        model_runs = sorted(keys[r.run] for s in scenarios for r in catalog.by_scenario(s))
+        model_runs = sorted(keys[run] for run in catalog.compared_runs(name))
         jobs.append(
             Job(
                 catalog.model_path(name),

@@ -247,6 +247,12 @@ class Catalog:
         ]
         return sorted(entries, key=lambda e: (e.run.scenario, _newest(e.run), e.run.run))
 
+    def compared_runs(self, model: str) -> set[str]:
+        """Every run of every scenario the model ran: what its page compares it with, so its
+        page changes whenever one of them does."""
+        scenarios = {e.run.scenario for e in self.by_model(model)}
+        return {run.run for name in scenarios for run in self.by_scenario(name)}
+
     def leaderboard(self, group: str = ALL) -> list[Entry]:
         """One entry per scenario and model, on one group of cases: the most recent run of
         that pair that has the group."""
