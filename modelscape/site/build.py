@@ -42,6 +42,7 @@ from modelscape.site.catalog import Catalog, RunSummary
 from modelscape.site.config import SiteError
 from modelscape.site.confine import OutputFolder
 from modelscape.site.content import Content, FileHashes, discover
+from modelscape.site.exports import leaderboard_files
 from modelscape.site.manifest import (
     Manifest,
     OutputRecord,
@@ -175,6 +176,9 @@ def _plan(
     jobs.append(
         Job("index.html", digest_of(base, "index", sorted(keys.values()), slugs), maker.index)
     )
+    # The leaderboard's data, made from what the index is made from.
+    for path, make in leaderboard_files(catalog, title=content.config.title).items():
+        jobs.append(Job(path, digest_of(base, path, sorted(keys.values()), slugs), make))
     for name in catalog.scenario_pages:
         spec = maker.spec_of(name)
         python = shipped_scenario(name) if spec is None else None
@@ -208,7 +212,7 @@ def _plan(
             )
         )
     for name in catalog.model_pages:
-        model_runs = sorted(keys[e.run.run] for e in catalog.by_model(name))
+        model_runs = sorted(keys[run] for run in catalog.compared_runs(name))
         jobs.append(
             Job(
                 catalog.model_path(name),

@@ -14,24 +14,63 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal, TypeAlias
 
 from pydantic import Field
 
+from modelscape._identity import JsonValue
 from modelscape._model import FrozenModel
+from modelscape.analysis.records import Scorecard
+from modelscape.report.provenance import TargetProvenance
 from modelscape.report.report import Report
 from modelscape.site.content import slug
+from modelscape.targets.names import REFERENCE_TARGETS
 
-__all__ = ["Catalog", "Entry", "Headline", "RunSummary", "unique_slugs"]
+__all__ = [
+    "ALL",
+    "Catalog",
+    "Entry",
+    "Headline",
+    "Kind",
+    "RunSummary",
+    "target_kind",
+    "unique_slugs",
+]
+
+#: The group every scorecard of a run has: all of its cases.
+ALL = "all"
+
+#: What a target is: a model behind a provider, a deterministic reference target (an oracle, a
+#: random or constant answerer), or anything else (a Python function).
+Kind: TypeAlias = Literal["model", "reference", "other"]
+
+
+def target_kind(settings: Mapping[str, JsonValue]) -> Kind:
+    """The kind of a target, from the parameters of its identity.
+
+    Reference targets name their ``kind`` (one of the reference target names: ``oracle``,
+    ``random``, ...) and provider targets their ``provider``; a target that says neither is a
+    Python function or a plugin that did not follow either convention.
+    """
+    kind = settings.get("kind")
+    if isinstance(kind, str) and kind in REFERENCE_TARGETS:
+        return "reference"
+    if isinstance(settings.get("provider"), str):
+        return "model"
+    return "other"
 
 
 class Headline(FrozenModel):
-    """One target's scorecard on all cases, with what its provider reported about the run.
+    """One target's scorecard on one group of cases (``all`` of them unless said), with what
+    its provider reported about the run.
 
     ``undefined`` and ``warnings`` are the scorecard's: why a number is n/a, and the caveats
-    of its intervals.
+    of its intervals. ``settings`` are the parameters of the target's identity (the model a
+    provider was asked for, temperature, ...: never credentials), which tell its kind.
     """
 
     target: str
+    group: str = ALL
     cases: int
     observations: int
     failed: int
@@ -56,6 +95,45 @@ class Headline(FrozenModel):
     output_tokens: int = 0
     latency: float | None = None
     structured: str | None = None
+    settings: dict[str, JsonValue] = Field(default_factory=dict)
+
+    @property
+    def kind(self) -> Kind:
+        """Whether the target is a model, a reference target or another kind."""
+        return target_kind(self.settings)
+
+    @classmethod
+    def of(cls, card: Scorecard, target: TargetProvenance | None) -> Headline:
+        """The headline of one scorecard, with its target's provenance when the report has it."""
+        return cls(
+            target=card.target,
+            group=card.group,
+            cases=card.cases,
+            observations=card.observations,
+            failed=card.failed,
+            accuracy=card.accuracy,
+            accuracy_low=card.accuracy_low,
+            accuracy_high=card.accuracy_high,
+            baseline_accuracy=card.baseline_accuracy,
+            baseline_accuracy_low=card.baseline_accuracy_low,
+            baseline_accuracy_high=card.baseline_accuracy_high,
+            answered=card.answered,
+            spurious_change=card.spurious_change,
+            spurious_low=card.spurious_low,
+            spurious_high=card.spurious_high,
+            missed_change=card.missed_change,
+            undefined=dict(card.undefined),
+            warnings=card.warnings,
+            shifts=sum(len(axis.shifts) for axis in card.axes),
+            invariant_shifts=card.invariant_shifts,
+            version=target.version if target else "",
+            models=dict(target.models) if target else {},
+            input_tokens=target.input_tokens if target else 0,
+            output_tokens=target.output_tokens if target else 0,
+            latency=target.latency if target else None,
+            structured=_structured(target.parameters) if target else None,
+            settings=dict(target.parameters) if target else {},
+        )
 
 
 class RunSummary(FrozenModel):
@@ -73,44 +151,15 @@ class RunSummary(FrozenModel):
     groups: tuple[str, ...] = ()
     targets: tuple[Headline, ...]
 
+    #: The scorecards of the scenario's named groups (``targets`` holds those of all cases).
+    #: Required, so that a summary cached by an older build, which lacks it, is read again.
+    by_group: tuple[Headline, ...]
+
     @classmethod
     def of(cls, report: Report, run: str) -> RunSummary:
-        """The summary of a report, from its ``all`` scorecards and its provenance."""
+        """The summary of a report, from its scorecards and its provenance."""
         provenance = {t.name: t for t in report.provenance.targets}
-        headlines = []
-        for card in report.scorecards:
-            if card.group != "all":
-                continue
-            target = provenance.get(card.target)
-            headlines.append(
-                Headline(
-                    target=card.target,
-                    cases=card.cases,
-                    observations=card.observations,
-                    failed=card.failed,
-                    accuracy=card.accuracy,
-                    accuracy_low=card.accuracy_low,
-                    accuracy_high=card.accuracy_high,
-                    baseline_accuracy=card.baseline_accuracy,
-                    baseline_accuracy_low=card.baseline_accuracy_low,
-                    baseline_accuracy_high=card.baseline_accuracy_high,
-                    answered=card.answered,
-                    spurious_change=card.spurious_change,
-                    spurious_low=card.spurious_low,
-                    spurious_high=card.spurious_high,
-                    missed_change=card.missed_change,
-                    undefined=dict(card.undefined),
-                    warnings=card.warnings,
-                    shifts=sum(len(axis.shifts) for axis in card.axes),
-                    invariant_shifts=card.invariant_shifts,
-                    version=target.version if target else "",
-                    models=dict(target.models) if target else {},
-                    input_tokens=target.input_tokens if target else 0,
-                    output_tokens=target.output_tokens if target else 0,
-                    latency=target.latency if target else None,
-                    structured=_structured(target.parameters) if target else None,
-                )
-            )
+        cards = [Headline.of(card, provenance.get(card.target)) for card in report.scorecards]
         return cls(
             run=run,
             scenario=report.scenario,
@@ -122,8 +171,15 @@ class RunSummary(FrozenModel):
             cases=report.cases,
             repetitions=report.repetitions,
             groups=report.groups,
-            targets=tuple(headlines),
+            targets=tuple(h for h in cards if h.group == ALL),
+            by_group=tuple(h for h in cards if h.group != ALL),
         )
+
+    def headlines(self, group: str) -> tuple[Headline, ...]:
+        """The run's scorecards of one group of cases (``all``, or one the scenario names)."""
+        if group == ALL:
+            return self.targets
+        return tuple(h for h in self.by_group if h.group == group)
 
 
 def _structured(parameters: Mapping[str, object]) -> str | None:
@@ -191,13 +247,25 @@ class Catalog:
         ]
         return sorted(entries, key=lambda e: (e.run.scenario, _newest(e.run), e.run.run))
 
-    def leaderboard(self) -> list[Entry]:
-        """One entry per scenario and model: the most recent run of that pair."""
+    def compared_runs(self, model: str) -> set[str]:
+        """Every run of every scenario the model ran: what its page compares it with, so its
+        page changes whenever one of them does."""
+        scenarios = {e.run.scenario for e in self.by_model(model)}
+        return {run.run for name in scenarios for run in self.by_scenario(name)}
+
+    def leaderboard(self, group: str = ALL) -> list[Entry]:
+        """One entry per scenario and model, on one group of cases: the most recent run of
+        that pair that has the group."""
         latest: dict[tuple[str, str], Entry] = {}
         for run in sorted(self.runs.values(), key=lambda r: (r.created, r.run)):
-            for headline in run.targets:
+            for headline in run.headlines(group):
                 latest[(run.scenario, headline.target)] = Entry(run, headline)
         return [latest[key] for key in sorted(latest)]
+
+    def groups(self) -> list[str]:
+        """``all``, then every group of cases a run's scenario names, sorted."""
+        named = {h.group for run in self.runs.values() for h in run.by_group}
+        return [ALL, *sorted(named - {ALL})]
 
 
 def _newest(run: RunSummary) -> str:

@@ -120,7 +120,9 @@ class FileHashes:
 
 
 #: Site paths the build makes itself; a page or file of the content may not take them.
-RESERVED_FILES = frozenset({"index.html", "search.html", "404.html", "sitemap.xml"})
+RESERVED_FILES = frozenset(
+    {"index.html", "search.html", "404.html", "sitemap.xml", "leaderboard.csv", "leaderboard.json"}
+)
 RESERVED_FOLDERS = frozenset({"assets", "scenarios", "reports", "models"})
 #: The kinds of file a page folder may publish beside its markdown pages. Anything a browser
 #: would run as a document of the site (HTML, SVG, XML, scripts) is left out: it would run

@@ -13,11 +13,21 @@ from typing import Any, ClassVar
 from markupsafe import Markup
 
 from modelscape.pages import Page, ReportPage, ScenarioPage
+from modelscape.pages.page import json_script
 from modelscape.report.report import Report
-from modelscape.report.summary import interval, number
 from modelscape.scenario import Scenario
 from modelscape.site.catalog import Catalog, Entry, RunSummary
+from modelscape.site.exports import CSV_FILE, JSON_FILE
+from modelscape.site.leaderboard import HEAT_BINS, Matrix
 from modelscape.site.markdown import Markdown
+from modelscape.site.tables import (
+    KIND_LABELS,
+    comparison,
+    comparison_figure,
+    entry_row,
+    matrix_table,
+    provenance_rows,
+)
 
 __all__ = [
     "IndexPage",
@@ -29,61 +39,6 @@ __all__ = [
     "SiteReportPage",
     "SiteScenarioPage",
 ]
-
-
-def _cell(
-    value: float | None,
-    text: str,
-    reason: str | None = None,
-    caveats: tuple[str, ...] = (),
-) -> dict[str, Any]:
-    """A number as a table cell: the text shown, the value it sorts by (empty: last), and why
-    it is n/a or what its interval's caveats are."""
-    if reason is not None:
-        return {"text": "n/a", "sort": "", "reason": reason, "caveats": ()}
-    return {
-        "text": text,
-        "sort": "" if value is None else f"{value:.6g}",
-        "reason": None,
-        "caveats": caveats,
-    }
-
-
-def entry_row(catalog: Catalog, entry: Entry) -> dict[str, Any]:
-    """One scorecard as a row of the leaderboard or of a model page."""
-    h, run = entry.headline, entry.run
-    missing = h.undefined
-    shifts = missing.get("invariant_shifts") or missing.get("shifts")
-    return {
-        "model": h.target,
-        "structured": h.structured,
-        "model_href": catalog.model_path(h.target),
-        "scenario": run.scenario,
-        "scenario_href": catalog.scenario_path(run.scenario),
-        "report_href": catalog.report_path(run.run),
-        "run": run.run,
-        "created": run.created[:10],
-        "accuracy": _cell(
-            h.accuracy,
-            interval(h.accuracy, h.accuracy_low, h.accuracy_high),
-            missing.get("accuracy"),
-            h.warnings,
-        ),
-        "baseline": _cell(
-            h.baseline_accuracy,
-            interval(h.baseline_accuracy, h.baseline_accuracy_low, h.baseline_accuracy_high),
-            missing.get("baseline_accuracy"),
-        ),
-        "spurious": _cell(
-            h.spurious_change,
-            interval(h.spurious_change, h.spurious_low, h.spurious_high, 3),
-            missing.get("spurious_change"),
-        ),
-        "missed": _cell(h.missed_change, number(h.missed_change, 3), missing.get("missed_change")),
-        "shifts": _cell(h.invariant_shifts, str(h.invariant_shifts), shifts),
-        "answered": _cell(h.answered, number(h.answered), missing.get("answered")),
-        "observations": h.observations,
-    }
 
 
 def _run_row(catalog: Catalog, run: RunSummary) -> dict[str, Any]:
@@ -99,10 +54,13 @@ def _run_row(catalog: Catalog, run: RunSummary) -> dict[str, Any]:
 
 
 class IndexPage(Page):
-    """The leaderboard: every scenario against every model, each number linking to its report."""
+    """The leaderboard: the scenario x model matrix of every group of cases, ranked, each
+    number linking to its report; filters and sorting come from a script, and the whole
+    table is there without it."""
 
     template = "index.html.j2"
     scripts: ClassVar[tuple[str, ...]] = ()
+    site_scripts: ClassVar[tuple[str, ...]] = ("leaderboard.js",)
 
     def __init__(self, catalog: Catalog, title: str, description: str) -> None:
         self.catalog = catalog
@@ -120,6 +78,7 @@ class IndexPage(Page):
         scenarios = [
             {
                 "name": name,
+                "slug": catalog.scenario_pages[name],
                 "href": catalog.scenario_path(name),
                 "runs": len(catalog.by_scenario(name)),
                 "description": next(
@@ -136,9 +95,16 @@ class IndexPage(Page):
             }
             for name in catalog.model_pages
         ]
+        matrices = [matrix_table(catalog, Matrix.of(catalog, g)) for g in catalog.groups()]
+        kinds = {row["kind"] for m in matrices for row in m["rows"]}
         return {
             "description": self.description,
+            "matrices": [m for m in matrices if m["rows"]],
+            # The scorecards as one list, as themes written for the earlier leaderboard use it.
             "rows": [entry_row(catalog, e) for e in catalog.leaderboard()],
+            "kinds": [(kind, text) for kind, text in KIND_LABELS.items() if kind in kinds],
+            "heat_bins": [(step, step / HEAT_BINS) for step in range(HEAT_BINS)],
+            "downloads": {"csv": CSV_FILE, "json": JSON_FILE},
             "scenarios": scenarios,
             "models": models,
             "runs": len(catalog.runs),
@@ -217,10 +183,13 @@ class SiteReportPage(ReportPage):
 
 
 class ModelPage(Page):
-    """One model: its scorecards across scenarios, the versions reported, its token usage."""
+    """One model: where it stands against the other targets on every scenario it ran (a
+    chart and a table), its scorecards, provenance and token usage."""
 
     template = "model.html.j2"
     scripts: ClassVar[tuple[str, ...]] = ()
+    site_scripts: ClassVar[tuple[str, ...]] = ("compare.js",)
+    charts: ClassVar[bool] = True
 
     def __init__(self, name: str, catalog: Catalog) -> None:
         self.name = name
@@ -252,8 +221,13 @@ class ModelPage(Page):
             }
             for e in entries
         ]
+        sections = comparison(self.catalog, self.name)
+        figure = comparison_figure(self.name, sections)
         return {
             "name": self.name,
+            "comparison": sections,
+            "figure": None if figure is None else json_script(figure),
+            "provenance": provenance_rows(self.catalog, self.name),
             "rows": [entry_row(self.catalog, e) for e in entries],
             "reported": sorted(reported.items()),
             "usage": usage,

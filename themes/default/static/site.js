@@ -1,6 +1,7 @@
 // modelscape site: sortable tables. A table marked data-sortable gets a button in each column
 // header; without this script it is an ordinary table. Cells sort by data-value when they have
-// one (numbers; empty values last), else by their text.
+// one (numbers; empty values last), else by their text. A table whose header has several rows
+// (the leaderboard's matrix) names the body column of each sortable header in data-column.
 "use strict";
 (function () {
   const key = (row, index) => {
@@ -15,21 +16,28 @@
     if (numeric) return Number(a) - Number(b);
     return a.localeCompare(b, undefined, { numeric: true, sensitivity: "base" });
   };
+  const sortable = (table) => {
+    const marked = Array.from(table.querySelectorAll("thead th[data-column]"));
+    if (marked.length) return marked.map((header) => [header, Number(header.dataset.column)]);
+    return Array.from(table.tHead ? table.tHead.rows[0].cells : []).map((header, index) => [
+      header,
+      index,
+    ]);
+  };
   for (const table of document.querySelectorAll("table[data-sortable]")) {
-    const headers = Array.from(table.tHead ? table.tHead.rows[0].cells : []);
+    const columns = sortable(table);
     const body = table.tBodies[0];
     if (!body) continue;
-    headers.forEach((header, index) => {
+    for (const [header, index] of columns) {
       const button = document.createElement("button");
       button.type = "button";
       button.className = "sort";
-      button.textContent = header.textContent;
-      header.textContent = "";
+      button.append(...Array.from(header.childNodes));
       header.append(button);
       const numeric = header.dataset.type === "number";
       button.addEventListener("click", () => {
         const ascending = header.getAttribute("aria-sort") !== "ascending";
-        headers.forEach((other) => other.removeAttribute("aria-sort"));
+        columns.forEach(([other]) => other.removeAttribute("aria-sort"));
         header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
         const rows = Array.from(body.rows);
         rows.sort((a, b) => {
@@ -39,6 +47,6 @@
         });
         body.append(...rows);
       });
-    });
+    }
   }
 })();

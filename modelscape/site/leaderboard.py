@@ -1,0 +1,234 @@
+"""The leaderboard's matrix: one row per model, one column group per scenario, and a ranking.
+
+A :class:`Matrix` arranges the catalog's most recent scorecards of one group of cases (``all``
+of them, or a group a scenario names) by model and scenario, and ranks the models by their
+**mean win rate** on accuracy:
+
+- on one scenario, among the targets whose accuracy is defined there, a target's win rate is
+  the share of the *other* targets it beats, a tie counting as half a win;
+- a target's mean win rate is the mean of its win rates over the scenarios where it has one
+  (its accuracy is defined, and at least one other target's is too).
+
+This is HELM's aggregate (Liang et al., 2022, "Holistic Evaluation of Language Models",
+section 4.2), with ties split as in a rank sum: on one scenario it equals
+``(rank - 1) / (n - 1)`` with average ranks of the ``n`` defined values, counted from the
+lowest. Every target in the matrix takes part, reference targets included: beating a random
+answerer is part of what a ranking should say, and hiding rows on the page does not change it.
+
+The module holds the data and its definitions; :mod:`modelscape.site.views` turns them into
+table rows and :mod:`modelscape.site.exports` into the CSV and JSON downloads.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from modelscape.site.catalog import ALL, Catalog, Entry, Kind
+
+__all__ = [
+    "HEAT_BINS",
+    "QUANTITIES",
+    "TIE_TOLERANCE",
+    "Matrix",
+    "Quantity",
+    "Ranked",
+    "WinRate",
+    "heat",
+    "win_rates",
+]
+
+#: Two accuracies closer than this are a tie: the same share reached by sums in another order.
+TIE_TOLERANCE = 1e-9
+#: How many colour steps the accuracy scale has (``heat-0`` .. ``heat-9`` in site.css).
+HEAT_BINS = 10
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One number of a scorecard as the leaderboard shows and exports it.
+
+    ``key`` names it in the page's cells and in the downloads; ``unit`` says what its values
+    are; ``headline`` marks the one the matrix shows by default and ranks by.
+    """
+
+    key: str
+    label: str
+    unit: str
+    description: str
+    headline: bool = False
+
+
+#: The quantities of a scorecard, in the order the matrix and the downloads give them.
+QUANTITIES: tuple[Quantity, ...] = (
+    Quantity(
+        "accuracy",
+        "Accuracy",
+        "share of correct answers, 0 to 1",
+        "mean of the correct-answer metric over every variant, cases weighted equally",
+        headline=True,
+    ),
+    Quantity(
+        "baseline",
+        "At baseline",
+        "share of correct answers, 0 to 1",
+        "accuracy at the baseline prompt of each case alone",
+    ),
+    Quantity(
+        "spurious",
+        "Spurious change",
+        "excess answer change, about -1 to 1 (ideally 0)",
+        "answer change beyond run-to-run noise on steps where the correct answer stays",
+    ),
+    Quantity(
+        "missed",
+        "Missed change",
+        "share of answers, 0 to 1 (ideally 0)",
+        "share of answers that stay where the correct answer changes",
+    ),
+    Quantity(
+        "shifts",
+        "Invariant shifts",
+        "count of steps",
+        "steps on axes that should not matter where answers changed beyond noise",
+    ),
+    Quantity(
+        "answered",
+        "Answered",
+        "share of outputs, 0 to 1",
+        "share of outputs from which an answer could be read",
+    ),
+)
+
+
+def heat(value: float | None) -> int | None:
+    """The colour step of a share between 0 and 1 (0.0-0.1 is step 0, 0.9-1.0 step 9)."""
+    if value is None or not math.isfinite(value):
+        return None
+    clipped = min(max(value, 0.0), 1.0)
+    return min(int(clipped * HEAT_BINS), HEAT_BINS - 1)
+
+
+@dataclass(frozen=True)
+class WinRate:
+    """A target's mean win rate: its value (None: n/a), the scenarios it averages, and why it
+    is n/a when it is."""
+
+    value: float | None
+    scenarios: int
+    reason: str | None = None
+
+
+def _beats(value: float, other: float) -> float:
+    """One comparison of a win rate: 1 for a win, 0.5 for a tie, 0 for a loss."""
+    if abs(value - other) <= TIE_TOLERANCE:
+        return 0.5
+    return 1.0 if value > other else 0.0
+
+
+def scenario_win_rates(values: Mapping[str, float]) -> dict[str, float]:
+    """Each target's share of the other targets it beats on one scenario (ties: half).
+
+    ``values`` holds the defined accuracies only; with fewer than two there is nobody to beat
+    and the result is empty.
+    """
+    if len(values) < 2:
+        return {}
+    others = len(values) - 1
+    return {
+        model: sum(_beats(value, v) for m, v in values.items() if m != model) / others
+        for model, value in values.items()
+    }
+
+
+def win_rates(values: Mapping[str, Mapping[str, float | None]]) -> dict[str, WinRate]:
+    """Every target's mean win rate, from its accuracies by scenario and then by target.
+
+    A target with no scenario where it has a win rate is n/a: its accuracy was never defined,
+    or no other target's was on the scenarios it ran.
+    """
+    earned: dict[str, list[float]] = {}
+    for by_model in values.values():
+        defined = {m: v for m, v in by_model.items() if v is not None and math.isfinite(v)}
+        for model, rate in scenario_win_rates(defined).items():
+            earned.setdefault(model, []).append(rate)
+    models = {m for by_model in values.values() for m in by_model}
+    result = {}
+    for model in sorted(models):
+        rates = earned.get(model, [])
+        if rates:
+            result[model] = WinRate(sum(rates) / len(rates), len(rates))
+        else:
+            result[model] = WinRate(
+                None, 0, "no scenario where its accuracy and another target's are defined"
+            )
+    return result
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One row of the matrix: a target, its kind, its entries by scenario and its ranking."""
+
+    model: str
+    kind: Kind
+    entries: dict[str, Entry]
+    win_rate: WinRate
+    rank: int | None
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """The most recent scorecards of one group of cases, by target and scenario, ranked.
+
+    ``scenarios`` are the scenarios that have the group, sorted; ``rows`` are ranked by mean
+    win rate, highest first (ties share a rank; n/a last), then by name.
+    """
+
+    group: str
+    scenarios: tuple[str, ...]
+    rows: tuple[Ranked, ...]
+
+    @classmethod
+    def of(cls, catalog: Catalog, group: str = ALL) -> Matrix:
+        """The matrix of one group of cases, from the catalog's most recent runs."""
+        entries = catalog.leaderboard(group)
+        scenarios = tuple(sorted({e.run.scenario for e in entries}))
+        by_model: dict[str, dict[str, Entry]] = {}
+        for entry in entries:
+            by_model.setdefault(entry.headline.target, {})[entry.run.scenario] = entry
+        accuracies = {
+            scenario: {
+                model: row[scenario].headline.accuracy
+                for model, row in by_model.items()
+                if scenario in row
+            }
+            for scenario in scenarios
+        }
+        rates = win_rates(accuracies)
+        order = sorted(
+            by_model,
+            key=lambda m: (rates[m].value is None, -(rates[m].value or 0.0), m),
+        )
+        defined = [r.value for r in rates.values() if r.value is not None]
+        rows: list[Ranked] = []
+        for model in order:
+            rate = rates[model]
+            rank = None
+            if rate.value is not None:
+                # Competition ranking: a tie shares the better place, the next place skips.
+                rank = 1 + sum(1 for other in defined if _beats(other, rate.value) == 1.0)
+            entry = next(iter(by_model[model].values()))
+            rows.append(Ranked(model, entry.headline.kind, by_model[model], rate, rank))
+        return cls(group, scenarios, tuple(rows))
+
+    def win_rate_on(self, scenario: str) -> dict[str, float]:
+        """Every target's win rate on one scenario (targets with defined accuracy only)."""
+        values = {
+            row.model: row.entries[scenario].headline.accuracy
+            for row in self.rows
+            if scenario in row.entries
+        }
+        return scenario_win_rates(
+            {m: v for m, v in values.items() if v is not None and math.isfinite(v)}
+        )

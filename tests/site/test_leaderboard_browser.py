@@ -1,0 +1,215 @@
+"""The leaderboard and model pages in headless Chromium (from ``file://``), the Nu HTML
+Checker and axe-core: the table without scripts, sorting from the keyboard, filters, search,
+hiding reference targets, the every-quantity toggle, the model page's chart, hostile names."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.site.boards import build_full
+from tests.site.test_site_browser import Opened, _audit
+
+MODEL = "models/gemma-3-270m.html"
+HOSTILE_MODEL = "models/cmd-c-calc-a0.html"
+ALL = 'section.matrix[data-group="all"]'
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_full(tmp_path_factory.mktemp("board"))
+
+
+@pytest.fixture
+def opener(browser: Any) -> Iterator[Any]:
+    contexts: list[Any] = []
+
+    def open_at(url: str, **options: Any) -> Opened:
+        context = browser.new_context(viewport={"width": 1280, "height": 900}, **options)
+        contexts.append(context)
+        page = context.new_page()
+        page.set_default_timeout(10_000)
+        opened = Opened(page, [])
+        page.on(
+            "console",
+            lambda m: opened.errors.append(m.text) if m.type in ("error", "warning") else None,
+        )
+        page.on("pageerror", lambda error: opened.errors.append(str(error)))
+        page.on("dialog", lambda dialog: opened.errors.append("dialog: " + dialog.message))
+        page.goto(url)
+        page.wait_for_load_state("load")
+        return opened
+
+    yield open_at
+    for context in contexts:
+        context.close()
+
+
+def _visible_models(page: Any, section: str = ALL) -> list[str]:
+    return list(page.locator(f"{section} tbody tr:visible th > a:first-child").all_inner_texts())
+
+
+def test_without_javascript_the_whole_matrix_is_shown(opener: Any, site: Path) -> None:
+    page = opener((site / "index.html").as_uri(), java_script_enabled=False).page
+    assert not page.locator("#leaderboard-controls").is_visible()
+    spurious = page.locator(f'{ALL} td[data-quantity="spurious"]')
+    assert spurious.count() > 0
+    assert spurious.first.is_visible()
+    assert page.locator('section.matrix[data-group="approvals"]').is_visible()
+    assert page.locator("th button.sort").count() == 0
+    rows = page.locator(f"{ALL} tbody tr")
+    assert rows.count() == len(_visible_models(page)) == 12
+
+
+def test_with_javascript_accuracy_alone_until_every_quantity_is_asked(
+    opener: Any, site: Path
+) -> None:
+    opened = opener((site / "index.html").as_uri())
+    page = opened.page
+    assert page.locator("#leaderboard-controls").is_visible()
+    spurious = page.locator(f'{ALL} td[data-quantity="spurious"]').first
+    accuracy = page.locator(f'{ALL} td[data-quantity="accuracy"]').first
+    header = page.locator(f'{ALL} th[scope="colgroup"]').first
+    assert accuracy.is_visible()
+    assert not spurious.is_visible()
+    assert header.get_attribute("colspan") == "1"
+    assert not page.locator('section.matrix[data-group="approvals"]').is_visible()
+    page.check("#leaderboard-every")
+    assert spurious.is_visible()
+    assert header.get_attribute("colspan") == "6"
+    assert opened.errors == []
+
+
+def test_the_ranking_sorts_from_the_keyboard(opener: Any, site: Path) -> None:
+    page = opener((site / "index.html").as_uri()).page
+    matrix = page.locator(ALL)
+    rank = matrix.locator('th[data-column="0"]')
+    win = matrix.locator('th[data-column="2"]')
+    assert rank.get_attribute("aria-sort") == "ascending"  # the server's order
+    ranked = _visible_models(page)
+    win.locator("button").focus()
+    page.keyboard.press("Enter")
+    assert win.get_attribute("aria-sort") == "ascending"
+    assert rank.get_attribute("aria-sort") is None
+    values = matrix.locator("tbody tr td:nth-child(3)").evaluate_all(
+        "cells => cells.map(c => c.dataset.value)"
+    )
+    assert [float(v) for v in values] == sorted(float(v) for v in values)
+    page.keyboard.press("Enter")
+    assert win.get_attribute("aria-sort") == "descending"
+    # Sorting by win rate, highest first, gives the ranking back (up to ties' order).
+    rates = matrix.locator("tbody tr td:nth-child(3)").evaluate_all(
+        "cells => cells.map(c => Number(c.dataset.value))"
+    )
+    assert rates == sorted(rates, reverse=True)
+    assert sorted(_visible_models(page)) == sorted(ranked)
+    assert _visible_models(page)[0] == ranked[0] == "oracle"
+
+
+def test_reference_targets_are_badged_and_can_be_hidden(opener: Any, site: Path) -> None:
+    page = opener((site / "index.html").as_uri()).page
+    references = page.locator(f'{ALL} tbody tr[data-kind="reference"]')
+    assert references.count() == 6  # oracle, biased, sycophant, late, hijacked, random
+    assert references.locator(".badge-reference").count() == references.count()
+    total = page.locator(f"{ALL} tbody tr").count()
+    page.uncheck('#leaderboard-controls input[name="kind"][value="reference"]')
+    assert page.locator(f'{ALL} tbody tr[data-kind="reference"]:visible').count() == 0
+    shown = page.locator(f"{ALL} tbody tr:visible")
+    assert shown.count() == total - references.count()
+    kinds = set(shown.evaluate_all("rows => rows.map(r => r.dataset.kind)"))
+    assert kinds == {"model", "other"}  # the hostile run's plain function is neither
+    status = page.locator("#leaderboard-status").inner_text()
+    assert status == f"Showing {total - references.count()} of {total} targets."
+    # A real model's row links its provenance on its page.
+    model = page.locator(f'{ALL} tbody tr[data-kind="model"]').first
+    link = model.locator("a", has_text="provenance")
+    assert link.get_attribute("href").endswith(".html#provenance")
+
+
+def test_a_scenario_filter_hides_its_columns(opener: Any, site: Path) -> None:
+    page = opener((site / "index.html").as_uri()).page
+    page.uncheck('#leaderboard-controls input[name="scenario"][value="pressure"]')
+    assert page.locator(f'{ALL} [data-scenario="pressure"]:visible').count() == 0
+    assert page.locator(f'{ALL} [data-scenario="return-window"]:visible').count() > 0
+    page.check('#leaderboard-controls input[name="scenario"][value="pressure"]')
+    assert page.locator(f'{ALL} td[data-scenario="pressure"]:visible').count() == 12
+
+
+def test_the_group_filter_shows_one_group(opener: Any, site: Path) -> None:
+    page = opener((site / "index.html").as_uri()).page
+    page.select_option("#leaderboard-group", "approvals")
+    assert not page.locator(ALL).is_visible()
+    approvals = page.locator('section.matrix[data-group="approvals"]')
+    assert approvals.is_visible()
+    headers = approvals.locator('th[scope="colgroup"]').all_inner_texts()
+    assert headers == ["fair-lending"]
+
+
+def test_search_keeps_the_rows_that_match(opener: Any, site: Path) -> None:
+    page = opener((site / "index.html").as_uri()).page
+    page.fill("#leaderboard-search", "smollm2")
+    assert sorted(_visible_models(page)) == ["smollm2-135m", "smollm2-135m-structured"]
+    page.fill("#leaderboard-search", "structured grammar")
+    assert sorted(_visible_models(page)) == [
+        "gemma-3-270m-structured",
+        "smollm2-135m-structured",
+    ]
+    page.fill("#leaderboard-search", "")
+    assert len(_visible_models(page)) == 12
+
+
+def test_a_model_page_draws_every_target_on_every_scenario(opener: Any, site: Path) -> None:
+    opened = opener((site / MODEL).as_uri())
+    page = opened.page
+    page.wait_for_selector("html[data-charts='drawn']", state="attached", timeout=15_000)
+    points = page.evaluate(
+        """() => document.getElementById("comparison-chart").data
+              .reduce((n, trace) => n + trace.x.length, 0)"""
+    )
+    table = page.locator("table.comparison tbody tr:not(.group-row)")
+    defined = [t for t in table.locator("td:nth-child(2)").all_inner_texts() if t != "n/a"]
+    assert points == len(defined) == table.count()
+    assert page.locator("table.comparison tr.this-model").count() == 4
+    assert page.locator("#provenance td code").first.is_visible()
+    assert opened.errors == []
+
+
+def test_hostile_names_run_nothing(opener: Any, site: Path) -> None:
+    for path in ("index.html", HOSTILE_MODEL):
+        opened = opener((site / path).as_uri())
+        page = opened.page
+        if path == HOSTILE_MODEL:
+            page.wait_for_selector("html[data-charts='drawn']", state="attached", timeout=15_000)
+        page.wait_for_timeout(300)
+        assert opened.errors == []
+        assert page.locator("img").count() == 0
+    index = opener((site / "index.html").as_uri()).page
+    index.fill("#leaderboard-search", "onerror")
+    assert _visible_models(index) == ['<img src=x onerror=alert("name")><b>bold</b>']
+
+
+def test_nu_html_checker_finds_no_error(vnu: list[str], site: Path) -> None:
+    files = [str(site / p) for p in ("index.html", MODEL, HOSTILE_MODEL, "method.html")]
+    checked = subprocess.run([*vnu, *files], capture_output=True, text=True, timeout=300)
+    assert checked.returncode == 0, checked.stderr + checked.stdout
+    assert checked.stderr.strip() == ""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("path", ["index.html", MODEL])
+def test_axe_finds_no_serious_violation(
+    opener: Any, axe_source: str, site: Path, path: str, scheme: str
+) -> None:
+    opened = opener((site / path).as_uri(), color_scheme=scheme)
+    page = opened.page
+    if path == MODEL:
+        page.wait_for_selector("html[data-charts='drawn']", state="attached", timeout=15_000)
+    else:
+        page.check("#leaderboard-every")  # every coloured cell visible, so contrast is checked
+    page.wait_for_timeout(200)
+    assert opened.errors == []
+    assert _audit(opened, axe_source) == []
