@@ -13,6 +13,7 @@ from pathlib import Path
 
 from modelscape.errors import ModelscapeError
 from modelscape.pages import Page
+from modelscape.pages.page import STYLESHEET
 from modelscape.report.report import Report
 from modelscape.site.catalog import Catalog
 from modelscape.site.content import Content, PageSource, RunFolder
@@ -182,7 +183,19 @@ class PageMaker:
         return self._page(SearchPage(), "search.html"), None, ""
 
     def not_found(self) -> Made:
-        """The 404 page: served at any depth, so it links from the site's root path."""
+        """The 404 page: served at any depth, so it links from the site's root path; without
+        a base URL that path is found in the browser (see :class:`NotFoundPage`)."""
         config = self.content.config
-        root = config.base_path if config.base_url else ""
-        return self._page(NotFoundPage(), "404.html", Frame(config, "404.html", root)), None, ""
+        if config.base_url:
+            page = NotFoundPage()
+            frame = Frame(config, "404.html", config.base_path)
+        else:
+            static = self.theme.static
+            sheets = [
+                self.shared_asset(STYLESHEET),
+                *([static["site.css"]] if "site.css" in static else []),
+            ]
+            style = "\n".join(path.read_text(encoding="utf-8") for path in sheets)
+            page = NotFoundPage(relocating=style)
+            frame = Frame(config, "404.html", "")
+        return self._page(page, "404.html", frame), None, ""

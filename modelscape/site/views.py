@@ -8,6 +8,7 @@ Links in the variables are site paths (``models/x.html``); templates put ``root`
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from markupsafe import Markup
@@ -299,10 +300,21 @@ class SearchPage(Page):
 
 
 class NotFoundPage(Page):
-    """The page a server shows for a missing address."""
+    """The page a server shows for a missing address, at any depth below the site.
+
+    With the site's public address known, its links start from the site's path. Without it
+    (``relocating``), the page carries its stylesheet inline and a script that finds the
+    site's root from the address it is shown at and points the links there; without
+    scripts, its links work from the top folder of the site.
+    """
 
     template = "404.html.j2"
     scripts: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, *, relocating: str | None = None) -> None:
+        #: The stylesheet to inline, when the page must find the site's root by itself.
+        self.inline_style = relocating
+        self.inline_scripts: tuple[str, ...] = () if relocating is None else (_ROOT_FINDER,)
 
     @property
     def title(self) -> str:
@@ -310,5 +322,8 @@ class NotFoundPage(Page):
         return "Page not found"
 
     def context(self) -> dict[str, Any]:
-        """Nothing beyond the site frame."""
-        return {}
+        """Whether the page finds the site's root by script."""
+        return {"relocating": self.inline_style is not None}
+
+
+_ROOT_FINDER = (Path(__file__).parent / "notfound.js").read_text(encoding="utf-8")
