@@ -42,6 +42,7 @@ from modelscape.site.catalog import Catalog, RunSummary
 from modelscape.site.config import SiteError
 from modelscape.site.confine import OutputFolder
 from modelscape.site.content import Content, FileHashes, discover
+from modelscape.site.embeds import mentions
 from modelscape.site.manifest import (
     Manifest,
     OutputRecord,
@@ -220,10 +221,13 @@ def _plan(
             )
         )
     for markdown in content.pages:
+        # A page that embeds results shows the runs' numbers and links their report pages.
+        uses = mentions(markdown.source.read_bytes().decode("utf-8", "replace"))
+        runs_used = (sorted(keys.values()), slugs[2]) if uses else None
         jobs.append(
             Job(
                 markdown.output,
-                digest_of(base, "page", hashes(markdown.source)),
+                digest_of(base, "page", hashes(markdown.source), runs_used),
                 maker.markdown(markdown),
             )
         )

@@ -21,10 +21,12 @@ from modelscape.site.catalog import Catalog, Entry, RunSummary
 from modelscape.site.markdown import Markdown
 
 __all__ = [
+    "ChartsPage",
     "IndexPage",
     "MarkdownPage",
     "ModelPage",
     "NotFoundPage",
+    "ResultsPage",
     "RunsPage",
     "SearchPage",
     "SiteReportPage",
@@ -264,13 +266,25 @@ class ModelPage(Page):
 
 
 class MarkdownPage(Page):
-    """A page the user wrote in markdown."""
+    """A page the user wrote in markdown, with the results it embeds (see
+    :mod:`modelscape.site.embeds`): then it carries their outputs and the report page's
+    script, which opens them from any number as a report page does."""
 
     template = "markdown.html.j2"
     scripts: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, document: Markdown) -> None:
+    def __init__(
+        self,
+        document: Markdown,
+        *,
+        body: str | None = None,
+        evidence: dict[str, Any] | None = None,
+        figures: list[dict[str, Any]] | None = None,
+    ) -> None:
         self.document = document
+        self.body = document.html if body is None else body
+        self.evidence = evidence
+        self.figures = figures or []
 
     @property
     def title(self) -> str:
@@ -278,8 +292,26 @@ class MarkdownPage(Page):
         return self.document.title
 
     def context(self) -> dict[str, Any]:
-        """The page's HTML body (markdown rendered with raw HTML off)."""
-        return {"document": self.document, "body": Markup(self.document.html)}
+        """The page's HTML body (markdown rendered with raw HTML off), and the outputs and
+        figures of the results it embeds, if any."""
+        return {
+            "document": self.document,
+            "body": Markup(self.body),
+            "evidence": self.evidence,
+            "figures": self.figures,
+        }
+
+
+class ResultsPage(MarkdownPage):
+    """A markdown page that embeds results: it runs the report page's script."""
+
+    scripts: ClassVar[tuple[str, ...]] = ("report.js",)
+
+
+class ChartsPage(ResultsPage):
+    """A markdown page that embeds charts too: it loads the plotting bundle."""
+
+    charts: ClassVar[bool] = True
 
 
 class SearchPage(Page):
