@@ -68,12 +68,14 @@ def test_the_404_page_finds_the_site_at_any_depth(browser: Any, pages: str, miss
         page = context.new_page()
         page.set_default_timeout(10_000)
         response = page.goto(pages + missing)
-        assert response is not None and response.status == 404
+        assert response is not None
+        assert response.status == 404
         page.wait_for_selector("html[data-root]", state="attached")
         assert page.evaluate("document.documentElement.dataset.root") == "/project/"
         hrefs = page.locator("a[href]").evaluate_all("links => links.map(a => a.href)")
         local = [h for h in hrefs if h.startswith(pages) and "#" not in h]
-        assert pages + "index.html" in local and pages + "search.html" in local
+        assert pages + "index.html" in local
+        assert pages + "search.html" in local
         assert [h for h in local if _status(h) != 200] == []
         # The stylesheet is inline, so the page is styled wherever it is shown.
         assert page.evaluate("getComputedStyle(document.body).maxWidth") == "1152px"
@@ -98,8 +100,10 @@ def test_the_404_page_from_disk_finds_its_own_folder(browser: Any, built: Path) 
 
 def test_without_a_base_url_the_404_page_has_no_absolute_or_asset_links(built: Path) -> None:
     page = (built / "404.html").read_text(encoding="utf-8")
-    assert 'href="/' not in page and 'src="/' not in page
-    assert "assets/page.css" not in page and "<style>" in page  # nothing to load from a guess
+    assert 'href="/' not in page
+    assert 'src="/' not in page
+    assert "assets/page.css" not in page
+    assert "<style>" in page  # nothing to load from a guess
     assert "<noscript>" in page
 
 
