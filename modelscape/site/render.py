@@ -39,7 +39,7 @@ __all__ = ["ASSETS", "Frame", "policy", "relative_root", "render"]
 #: The folder of the site that holds shared assets and theme static files.
 ASSETS = "assets"
 #: Site scripts every page loads (from the theme's static files).
-SITE_SCRIPTS: tuple[str, ...] = ("site.js",)
+SITE_SCRIPTS: tuple[str, ...] = ("site.js", "tables.js")
 
 
 def relative_root(path: str) -> str:
