@@ -31,10 +31,11 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, cast
 
 WIDTHS = (1280, 390)
-SCHEMES = ("light", "dark")
+Scheme = Literal["light", "dark"]
+SCHEMES: tuple[Scheme, ...] = ("light", "dark")
 CHROMIUM = os.environ.get("MODELSCAPE_CHROMIUM", "/usr/bin/chromium")
 
 # Runs in the page: every problem of layout found, as short lines. Kept in one string so the
@@ -60,7 +61,8 @@ CHECKS = r"""() => {
   const visible = (el) => {
     const style = getComputedStyle(el);
     if (style.visibility === "hidden" || style.display === "none") return false;
-    if (el.closest("dialog:not([open]), details:not([open]) > :not(summary), [hidden]")) return false;
+    const closed = "dialog:not([open]), details:not([open]) > :not(summary), [hidden]";
+    if (el.closest(closed)) return false;
     const box = el.getBoundingClientRect();
     return box.width > 0 && box.height > 0;
   };
@@ -82,7 +84,8 @@ CHECKS = r"""() => {
     const hides = ["hidden", "clip"].includes(style.overflowX);
     if (hides && el.scrollWidth > el.clientWidth + 1 && el.textContent.trim() &&
         !el.classList.contains("skip") && style.position !== "absolute") {
-      problems.push("clipped: " + name(el) + " shows " + el.clientWidth + " of " + el.scrollWidth + " px");
+      problems.push("clipped: " + name(el) + " shows " + el.clientWidth + " of " +
+        el.scrollWidth + " px");
     }
   }
   // An SVG text's outline on the screen: the four corners of its box, through its rotation
@@ -105,7 +108,8 @@ CHECKS = r"""() => {
         const [x2, y2] = shape[(i + 1) % 4];
         const normal = [y2 - y1, x1 - x2];
         const length = Math.hypot(normal[0], normal[1]) || 1;
-        const project = (points) => points.map(([x, y]) => (x * normal[0] + y * normal[1]) / length);
+        const project = (points) =>
+          points.map(([x, y]) => (x * normal[0] + y * normal[1]) / length);
         const pa = project(a);
         const pb = project(b);
         if (Math.min(...pa) > Math.max(...pb) - 1 || Math.min(...pb) > Math.max(...pa) - 1) {
@@ -190,7 +194,7 @@ class Browser:
         self.browser.close()
         self._playwright.stop()
 
-    def shoot(self, url: str, *, width: int, scheme: str, file: Path) -> list[str]:
+    def shoot(self, url: str, *, width: int, scheme: Scheme, file: Path) -> list[str]:
         """Open ``url``, wait for its charts, save a full-page PNG, return its problems."""
         context: Any = self.browser.new_context(
             viewport={"width": width, "height": 900}, color_scheme=scheme
@@ -215,7 +219,7 @@ def screenshots(
     output: Path,
     *,
     widths: tuple[int, ...] = WIDTHS,
-    schemes: tuple[str, ...] = SCHEMES,
+    schemes: tuple[Scheme, ...] = SCHEMES,
     pages: dict[str, str] | None = None,
 ) -> Iterator[Shot]:
     """Every page of ``pages`` (default: one per template) at every width and scheme."""
@@ -240,7 +244,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (arguments.site / "index.html").is_file():
         parser.error(f"{arguments.site}: no index.html; build the site first")
     widths = tuple(arguments.width or WIDTHS)
-    schemes = tuple(arguments.scheme or SCHEMES)
+    schemes = cast(tuple[Scheme, ...], tuple(arguments.scheme or SCHEMES))
     failed = 0
     for shot in screenshots(arguments.site, arguments.output, widths=widths, schemes=schemes):
         for problem in shot.problems:
