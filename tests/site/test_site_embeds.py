@@ -246,3 +246,17 @@ def test_a_number_in_prose_opens_its_outputs(browser: Any, findings: Path, repor
         assert errors == []
     finally:
         context.close()
+
+
+def test_markup_in_a_reference_is_shown_as_text(content: Path, tmp_path: Path) -> None:
+    (content / "pages" / "markup.md").write_text(
+        f"`ms:accuracy {RUN} <img src=x>`\n\n"
+        "```modelscape\nscorecard: <script>alert(1)</script>\n```\n",
+        encoding="utf-8",
+    )
+    result = build_site(content, tmp_path / "site")
+    assert len(result.warnings) == 2
+    page = (tmp_path / "site" / "markup.html").read_text(encoding="utf-8")
+    assert "<img src=x" not in page
+    assert "<script>alert" not in page
+    assert "no target &#39;&lt;img&#39;" in page
