@@ -281,6 +281,11 @@ class Embeds:
             for d in report.divergences
             if not block.targets or d.second in block.targets
         ]
+        if not rows:
+            raise _BrokenError(
+                f"run {name!r} has no divergence of {', '.join(block.targets)}: each compares "
+                f"a target with the first, {report.targets[0]!r}"
+            )
         return {"kind": kind, "run": name, "href": run.href, "divergences": rows}
 
     def _check(self, run: RunData, *, targets: Sequence[str], groups: Sequence[str]) -> None:
