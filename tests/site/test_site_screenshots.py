@@ -147,3 +147,24 @@ def test_the_new_pages_pass_axe(
         assert found == []
     finally:
         context.close()
+
+
+def test_a_wide_table_pins_its_first_column_and_says_so(page: Any, shipped: Path) -> None:
+    page.goto((shipped / "findings.html").as_uri())
+    region = page.locator(".embed-scorecard .table-wrap")
+    assert region.get_attribute("data-wide") == ""  # tables.js: wider than its region
+    hint = region.evaluate("r => getComputedStyle(r, '::before').content")
+    assert hint == '"Scroll sideways for more columns →"'
+    first = region.locator("tbody th").first
+    before = first.bounding_box()
+    region.evaluate("r => { r.scrollLeft = 200; }")
+    after = first.bounding_box()
+    assert before is not None
+    assert after is not None
+    assert region.evaluate("r => r.scrollLeft") > 0
+    assert abs(after["x"] - before["x"]) < 1  # pinned while the other columns moved
+    # At 1280 px the table fits its region: the hint goes, since it shows only when needed.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.wait_for_function(
+        "() => !document.querySelector('.embed-scorecard .table-wrap').hasAttribute('data-wide')"
+    )
