@@ -59,6 +59,8 @@ def build(
     )
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
+    for note in result.notes:
+        click.echo(f"note: {note}", err=True)
     click.echo(result.summary())
     click.echo(f"open {(output / 'index.html').resolve().as_uri()}")
 

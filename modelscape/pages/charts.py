@@ -113,7 +113,13 @@ def _bound(value: float | None, excess: float | None, *, upper: bool) -> float:
 
 
 def _layout(x_title: str, y_title: str, *, categories: Sequence[str] | None) -> dict[str, Any]:
-    xaxis: dict[str, Any] = {"title": {"text": label(x_title)}, "zeroline": False}
+    # automargin: rotated tick labels and the axis title get the room they need on a phone
+    # instead of running into each other and into the legend.
+    xaxis: dict[str, Any] = {
+        "title": {"text": label(x_title)},
+        "zeroline": False,
+        "automargin": True,
+    }
     if categories is not None:
         xaxis.update(
             tickmode="array",
@@ -123,9 +129,10 @@ def _layout(x_title: str, y_title: str, *, categories: Sequence[str] | None) -> 
         )
     return {
         "xaxis": xaxis,
-        "yaxis": {"title": {"text": label(y_title)}, "zeroline": True},
+        "yaxis": {"title": {"text": label(y_title)}, "zeroline": True, "automargin": True},
         "margin": {"l": 64, "r": 16, "t": 16, "b": 64},
-        "legend": {"orientation": "h", "y": -0.25},
+        # Above the plot, where no tick label can reach it, however long the labels below.
+        "legend": {"orientation": "h", "x": 0, "y": 1.02, "yanchor": "bottom"},
         "hovermode": "closest",
         "showlegend": True,
     }

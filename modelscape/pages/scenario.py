@@ -130,7 +130,8 @@ class ScenarioPage(Page):
             ("Axes", str(len(space.axes))),
             ("Design", f"{design} ({len(coordinates)} coordinates)"),
             ("Variants", str(variants_total)),
-            ("Repetitions", f"{scenario.repetitions} per variant"),
+            # The spec's number; a run may be made with another (``modelscape run --repetitions``).
+            ("Repetitions", f"{scenario.repetitions} per variant (the spec's; a run may differ)"),
             ("Calls per target", str(scenario.calls_per_target())),
             ("Answer", repr(scenario.answer)),
             ("Seed", str(scenario.seed)),

@@ -14,7 +14,8 @@ Site layout::
     PAGE.html                  each markdown page of content/pages
     search.html, 404.html      search (offline), and the page for missing addresses
     assets/                    shared stylesheet, plotting bundle, theme files, search index
-    sitemap.xml, .nojekyll     for crawlers, and so GitHub Pages serves the files as they are
+    sitemap.xml, .nojekyll     for crawlers (only with a base URL), and so GitHub Pages
+                               serves the files as they are
 """
 
 from __future__ import annotations
@@ -42,17 +43,21 @@ from modelscape.site.catalog import Catalog, RunSummary
 from modelscape.site.config import SiteError
 from modelscape.site.confine import OutputFolder
 from modelscape.site.content import Content, FileHashes, discover
+from modelscape.site.embeds import mentions
 from modelscape.site.exports import leaderboard_files
 from modelscape.site.manifest import (
     Manifest,
     OutputRecord,
     broken_links,
     links_of,
+    portable,
+    restored,
     search_index,
     sitemap,
 )
 from modelscape.site.pagesource import PageMaker
 from modelscape.site.render import ASSETS
+from modelscape.site.staging import staged
 from modelscape.site.theme import Theme
 
 __all__ = ["BuildResult", "Job", "build_site"]
@@ -85,6 +90,9 @@ class BuildResult:
     reused: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: What the user should know that ``--strict`` does not fail on (no sitemap without a
+    #: base URL: a matter of how the build was called, not of the content).
+    notes: list[str] = field(default_factory=list)
     seconds: float = 0.0
 
     @property
@@ -221,10 +229,13 @@ def _plan(
             )
         )
     for markdown in content.pages:
+        # A page that embeds results shows the runs' numbers and links their report pages.
+        uses = mentions(markdown.source.read_bytes().decode("utf-8", "replace"))
+        runs_used = (sorted(keys.values()), slugs[2]) if uses else None
         jobs.append(
             Job(
                 markdown.output,
-                digest_of(base, "page", hashes(markdown.source)),
+                digest_of(base, "page", hashes(markdown.source), runs_used),
                 maker.markdown(markdown),
             )
         )
@@ -261,38 +272,6 @@ def _labels(root: Path, theme: Theme) -> Callable[[Path], str]:
         return "file:" + hashlib.sha256(os.fspath(path).encode()).hexdigest()[:20]
 
     return label
-
-
-def _local(root: Path) -> list[tuple[str, str]]:
-    """Absolute local paths that warnings may hold, with the token the manifest keeps instead."""
-    pairs = {
-        str(path): token
-        for token, base in (("<content>", root), ("<modelscape>", Path(modelscape.__file__).parent))
-        for path in (base.absolute(), base.resolve())
-    }
-    return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
-
-
-def _portable(warnings: list[str], root: Path) -> list[str]:
-    """Warnings with the content folder's absolute path replaced by a token, for the manifest."""
-    pairs = _local(root)
-    out = []
-    for warning in warnings:
-        for path, token in pairs:
-            warning = warning.replace(path, token)
-        out.append(warning)
-    return out
-
-
-def _restored(warnings: list[str], root: Path) -> list[str]:
-    """Warnings read back from the manifest, with the content folder's path as given."""
-    shown = {"<content>": str(root), "<modelscape>": str(Path(modelscape.__file__).parent)}
-    out = []
-    for warning in warnings:
-        for token, path in shown.items():
-            warning = warning.replace(token, path)
-        out.append(warning)
-    return out
 
 
 def _check_folders(root: Path, folder: Path, theme: str | None) -> None:
@@ -336,8 +315,13 @@ def build_site(
     everything). ``base_url`` (the site's public address) overrides ``site.yaml``'s, and
     ``max_file_mb`` its size above which a file of the site is warned about. With
     ``strict``, any warning (a broken link, a run without its store or spec, a link out of
-    the content folder, a file too large) raises a :class:`SiteError` after the build,
-    listing them all.
+    the content folder, a file too large) raises a :class:`SiteError` listing them all.
+
+    The site is built in a folder beside ``output`` and moved into its place only when the
+    build succeeds (see :mod:`modelscape.site.staging`): a build that fails, strictly or
+    otherwise, leaves ``output`` as it was. Without a base URL there is no ``sitemap.xml``
+    (its addresses must be absolute); the build says so in ``notes``, which ``strict``
+    does not count.
 
     The content is not trusted (see :mod:`modelscape.site.confine`): nothing outside the
     content folder is read, nothing outside ``output`` is written or removed, and theme
@@ -347,6 +331,21 @@ def build_site(
     root, folder = Path(content), Path(output)
     found = discover(root, base_url=base_url)
     _check_folders(root, folder, found.config.theme)
+    with staged(folder) as stage:
+        result = _build(found, stage, force=force, max_file_mb=max_file_mb)
+        result.output = folder
+        if strict and result.warnings:
+            raise SiteError(
+                f"{len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''} "
+                "(--strict), nothing written:\n  - " + "\n  - ".join(result.warnings)
+            )
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _build(found: Content, folder: Path, *, force: bool, max_file_mb: float | None) -> BuildResult:
+    """The build itself, into ``folder`` (the staged copy of the output folder)."""
+    root = found.root
     site_theme = root / found.config.theme if found.config.theme else None
     theme = Theme(site_theme, content=root)
     manifest = Manifest() if force else Manifest.load(folder)
@@ -366,7 +365,7 @@ def build_site(
             records[job.path] = known
             records.update({p: OutputRecord(job.digest) for p in known.files})
             result.reused.extend([job.path, *known.files])
-            result.warnings.extend(_restored(known.warnings, root))
+            result.warnings.extend(restored(known.warnings, root))
             continue
         before = len(result.warnings)
         data, title, text = job.make()
@@ -376,30 +375,32 @@ def build_site(
             site.write(path, full)
             records[path] = OutputRecord(job.digest)
         links = links_of(data) if isinstance(data, str) and job.path.endswith(".html") else []
-        met = _portable(result.warnings[before:], root)
+        met = portable(result.warnings[before:], root)
         records[job.path] = OutputRecord(job.digest, links, title, text, met, sorted(made))
         result.rendered.extend([job.path, *sorted(made)])
-    generated = {f"{ASSETS}/search-index.js", "sitemap.xml", ".nojekyll"}
+    config = found.config
+    generated = {f"{ASSETS}/search-index.js", ".nojekyll"}
+    if config.base_url is not None:
+        generated.add("sitemap.xml")
     for path in sorted(set(manifest.outputs) - set(records) - generated):
         if site.remove(path):
             result.removed.append(path)
     pages = [p for p in records if p.endswith(".html") and p not in _UNLISTED]
-    config = found.config
     records[f"{ASSETS}/search-index.js"] = _generated(
         site, f"{ASSETS}/search-index.js", search_index(records), result
     )
-    records["sitemap.xml"] = _generated(
-        site, "sitemap.xml", sitemap(pages, config.base_url), result
-    )
+    if config.base_url is not None:
+        records["sitemap.xml"] = _generated(
+            site, "sitemap.xml", sitemap(pages, config.base_url), result
+        )
+    else:
+        result.notes.append(
+            "sitemap.xml left out: its addresses must be absolute; give the site's public "
+            "address with --base-url or base_url in site.yaml"
+        )
     records[".nojekyll"] = _generated(site, ".nojekyll", "", result)
     result.warnings.extend(broken_links(records, config.base_path))
     limit = max_file_mb if max_file_mb is not None else config.max_file_mb
     result.warnings.extend(_too_large(site, list(records), limit))
     Manifest(records, hashes.seen, summaries).save(folder)
-    result.seconds = time.perf_counter() - started
-    if strict and result.warnings:
-        raise SiteError(
-            f"{len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''} "
-            "(--strict):\n  - " + "\n  - ".join(result.warnings)
-        )
     return result

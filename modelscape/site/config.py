@@ -18,6 +18,7 @@ Unknown keys are errors, as everywhere in modelscape, so a typo never silently d
 
 from __future__ import annotations
 
+import difflib
 from pathlib import Path, PurePosixPath
 from urllib.parse import urlsplit
 
@@ -157,10 +158,21 @@ def load_config(content: Path, *, base_url: str | None = None) -> SiteConfig:
     try:
         return SiteConfig.model_validate(data)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(p) for p in e['loc']) or 'site'}: {e['msg']}" for e in error.errors()
-        )
+        problems = "; ".join(_problem(e["loc"], e["type"], e["msg"]) for e in error.errors())
         raise SiteError(
             f"{file}: {problems} (keys: title, description, base_url, theme, navigation, "
             "max_file_mb)"
         ) from None
+
+
+def _problem(location: tuple[int | str, ...], kind: str, message: str) -> str:
+    """One problem of ``site.yaml`` as a line: where, what, and for an unknown key the known
+    key nearest to it (a setting misspelt would otherwise only be named, not corrected)."""
+    where = ".".join(str(p) for p in location) or "site"
+    if kind != "extra_forbidden" or not location:
+        return f"{where}: {message}"
+    # An unknown key at the top level or inside a navigation link: compare with that level.
+    fields = SiteConfig.model_fields if len(location) == 1 else NavItem.model_fields
+    near = difflib.get_close_matches(str(location[-1]), list(fields), n=1)
+    hint = f" (did you mean {near[0]!r}?)" if near else ""
+    return f"{where}: {message}{hint}"

@@ -133,7 +133,9 @@ class OutputFolder:
             target.parent.mkdir(parents=True, exist_ok=True)
             if not is_inside(target.parent, self.folder):  # made through a link just now
                 raise SiteError(f"refusing to write {path!r}: its folder leads outside")
-            if target.is_symlink():
+            # Replaced, never written into: a link is not followed, and a file may be a hard
+            # link shared with the published site while a build is staged (see staging.py).
+            if target.is_symlink() or target.is_file():
                 target.unlink()
             if isinstance(data, str):
                 data = data.encode("utf-8")

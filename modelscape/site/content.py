@@ -41,6 +41,7 @@ __all__ = [
     "PageSource",
     "RunFolder",
     "discover",
+    "internal",
     "reserved",
     "slug",
 ]
@@ -144,6 +145,14 @@ def reserved(path: str) -> str | None:
     return None
 
 
+def internal(path: Path) -> bool:
+    """Whether a file is an internal note, never published: ``notes.internal.md``,
+    ``data.internal.csv``. Inside a published page or a run's notes, comments that start a
+    line (``<!-- ... -->``) are left out instead (see ``markdown.hide_comments``).
+    """
+    return ".internal." in path.name
+
+
 def _inside(path: Path, root: Path, warnings: list[str], what: str) -> bool:
     """Whether ``path`` stays inside the content folder; if not, warn that it is skipped."""
     if is_inside(path, root):
@@ -237,6 +246,8 @@ def _pages(root: Path, warnings: list[str]) -> tuple[list[PageSource], dict[str,
     pages: list[PageSource] = []
     files: dict[str, Path] = {}
     for path in content_files(folder, root, warnings):
+        if internal(path):
+            continue
         relative = path.relative_to(folder)
         output = relative.with_suffix(".html") if path.suffix == ".md" else relative
         site = output.as_posix()

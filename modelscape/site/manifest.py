@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+import modelscape
 from modelscape import __version__
 from modelscape.site.confine import site_path
 
@@ -30,6 +31,8 @@ __all__ = [
     "OutputRecord",
     "broken_links",
     "links_of",
+    "portable",
+    "restored",
     "search_index",
     "sitemap",
 ]
@@ -146,7 +149,9 @@ class Manifest:
             "summaries": self.summaries,
         }
         temporary = folder / (MANIFEST + ".tmp")
-        if temporary.is_symlink():  # never write through a link left in the output folder
+        # Never write through a link (or a file hard-linked with the published site) left in
+        # the output folder: start from no file at all.
+        if temporary.is_symlink() or temporary.exists():
             temporary.unlink()
         temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
         os.replace(temporary, folder / MANIFEST)
@@ -202,12 +207,14 @@ def search_index(outputs: dict[str, OutputRecord]) -> str:
     return "window.MODELSCAPE_SEARCH = " + text.replace("</", "<\\/") + ";\n"
 
 
-def sitemap(paths: list[str], base_url: str | None) -> str:
-    """``sitemap.xml`` of the given pages: absolute with a base URL, relative without one."""
+def sitemap(paths: list[str], base_url: str) -> str:
+    """``sitemap.xml`` of the given pages, each at its absolute address under ``base_url``.
+
+    Crawlers ignore relative locations, so a site without a public address has no sitemap
+    (the build leaves it out and says so).
+    """
 
     def location(path: str) -> str:
-        if base_url is None:
-            return path
         return base_url + ("" if path == "index.html" else path)
 
     entries = "".join(
@@ -218,3 +225,35 @@ def sitemap(paths: list[str], base_url: str | None) -> str:
         '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
         f"{entries}</urlset>\n"
     )
+
+
+def _local(root: Path) -> list[tuple[str, str]]:
+    """Absolute local paths that warnings may hold, with the token the manifest keeps instead."""
+    pairs = {
+        str(path): token
+        for token, base in (("<content>", root), ("<modelscape>", Path(modelscape.__file__).parent))
+        for path in (base.absolute(), base.resolve())
+    }
+    return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
+
+
+def portable(warnings: list[str], root: Path) -> list[str]:
+    """Warnings with the content folder's absolute path replaced by a token, for the manifest."""
+    pairs = _local(root)
+    out = []
+    for warning in warnings:
+        for path, token in pairs:
+            warning = warning.replace(path, token)
+        out.append(warning)
+    return out
+
+
+def restored(warnings: list[str], root: Path) -> list[str]:
+    """Warnings read back from the manifest, with the content folder's path as given."""
+    shown = {"<content>": str(root), "<modelscape>": str(Path(modelscape.__file__).parent)}
+    out = []
+    for warning in warnings:
+        for token, path in shown.items():
+            warning = warning.replace(token, path)
+        out.append(warning)
+    return out

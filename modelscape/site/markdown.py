@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -23,7 +24,17 @@ from markdown_it.token import Token
 from modelscape._yaml import describe, load_yaml
 from modelscape.site.config import SiteError
 
-__all__ = ["MAX_PAGE_BYTES", "Markdown", "parse_markdown", "read_page", "render_markdown"]
+__all__ = [
+    "EMBED_BLOCK",
+    "EMBED_INLINE",
+    "MAX_PAGE_BYTES",
+    "Embed",
+    "Markdown",
+    "hide_comments",
+    "parse_markdown",
+    "read_page",
+    "render_markdown",
+]
 
 #: The largest markdown page (or run notes) a site reads.
 MAX_PAGE_BYTES = 4 * 2**20
@@ -88,14 +99,84 @@ def _unlink(tokens: list[Token]) -> None:
         token.children = kept
 
 
-def render_markdown(text: str, *, local_links: bool = True) -> str:
+#: Called for each embedded result: ``(kind, text, line)`` to the HTML that stands for it;
+#: kind is ``"block"`` (a fenced ``modelscape`` block) or ``"inline"`` (a code span ``ms:...``).
+Embed = Callable[[str, str, int], str]
+#: The info string of a fenced block, and the prefix of a code span, that embed a result.
+EMBED_BLOCK = "modelscape"
+EMBED_INLINE = "ms:"
+
+
+def _embed(tokens: list[Token], embed: Embed, offset: int) -> None:
+    """Replace the embeds of a document by what ``embed`` makes of them (see :data:`Embed`)."""
+    for index, token in enumerate(tokens):
+        line = offset + (token.map[0] + 1 if token.map else 0)
+        if token.type == "fence" and token.info.strip() == EMBED_BLOCK:
+            html_token = Token("html_block", "", 0, content=embed("block", token.content, line))
+            tokens[index] = html_token
+        elif token.type == "inline" and token.children:
+            breaks = 0
+            for position, child in enumerate(token.children):
+                if child.type == "softbreak" or child.type == "hardbreak":
+                    breaks += 1
+                if child.type == "code_inline" and child.content.startswith(EMBED_INLINE):
+                    made = embed("inline", child.content[len(EMBED_INLINE) :], line + breaks)
+                    token.children[position] = Token("html_inline", "", 0, content=made)
+
+
+_COMMENT_OPEN = re.compile(r"^ {0,3}<!--")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+
+
+def hide_comments(text: str, *, where: str = "") -> str:
+    """``text`` with its HTML comments that start a line blanked out, outside code blocks.
+
+    Raw HTML is shown as text on the site, so an author's ``<!-- note to self -->`` would be
+    published word for word. Comments are the way to keep a note in a page or a run's notes
+    that readers of the site do not see (docs/design/018). Each line becomes an empty line, so
+    line numbers in messages still match the file. An unclosed comment is an error naming
+    ``where`` and its line, rather than hiding the rest of the page.
+    """
+    lines = text.split("\n")
+    fence: str | None = None
+    opened: int | None = None
+    for number, line in enumerate(lines):
+        if opened is not None:
+            if "-->" in line:
+                opened = None
+            lines[number] = ""
+            continue
+        marker = _FENCE.match(line)
+        if marker is not None:
+            symbol = marker.group(1)
+            if fence is None:
+                fence = symbol
+            elif symbol[0] == fence[0] and len(symbol) >= len(fence):
+                fence = None
+            continue
+        if fence is None and _COMMENT_OPEN.match(line):
+            if "-->" not in line.split("<!--", 1)[1]:
+                opened = number
+            lines[number] = ""
+    if opened is not None:
+        raise SiteError(f"{where}: line {opened + 1}: a comment (<!--) that is never closed (-->)")
+    return "\n".join(lines)
+
+
+def render_markdown(
+    text: str, *, local_links: bool = True, embed: Embed | None = None, offset: int = 0
+) -> str:
     """Markdown text as HTML (raw HTML escaped, ``.md`` links turned into page links).
 
     With ``local_links=False`` (a document shown inside another page), relative links and
-    images become plain text and headings step down two levels.
+    images become plain text and headings step down two levels. ``embed`` turns embedded
+    results into HTML (see :data:`Embed`); ``offset`` is the number of lines before ``text``
+    in its file (front matter), so that the lines given to ``embed`` are the file's.
     """
     parser = _parser()
     tokens = parser.parse(text)
+    if embed is not None:
+        _embed(tokens, embed, offset)
     if local_links:
         _relink(tokens)
     else:
@@ -125,10 +206,15 @@ def read_page(path: Path) -> str:
         ) from None
 
 
-def parse_markdown(path: Path, *, local_links: bool = True) -> Markdown:
-    """A markdown page with its front matter, title and plain text (for the search index)."""
-    source = read_page(path)
+def parse_markdown(path: Path, *, local_links: bool = True, embed: Embed | None = None) -> Markdown:
+    """A markdown page with its front matter, title and plain text (for the search index).
+
+    Comments that start a line are left out (:func:`hide_comments`); ``embed`` makes the
+    HTML of embedded results (see :data:`Embed`).
+    """
+    source = hide_comments(read_page(path), where=str(path))
     meta: dict[str, object] = {}
+    offset = 0
     match = _FRONT.match(source)
     if match:
         try:
@@ -141,11 +227,12 @@ def parse_markdown(path: Path, *, local_links: bool = True) -> Markdown:
             if not isinstance(value, str | int | float) or isinstance(value, bool):
                 raise SiteError(f"{path}: front matter: {key}: must be text")
         meta = loaded
+        offset = source[: match.end()].count("\n")
         source = source[match.end() :]
     title = str(meta.get("title") or "")
     if not title:
         heading = re.search(r"^#\s+(.+?)\s*#*\s*$", source, re.MULTILINE)
         title = heading.group(1) if heading else path.stem.replace("-", " ").capitalize()
-    body = render_markdown(source, local_links=local_links)
+    body = render_markdown(source, local_links=local_links, embed=embed, offset=offset)
     plain = html.unescape(" ".join(_TAGS.sub(" ", body).split()))
     return Markdown(title, str(meta.get("description") or ""), body, plain)

@@ -8,23 +8,31 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable
+from functools import partial
 from importlib import resources
 from pathlib import Path
 
 from modelscape.errors import ModelscapeError
-from modelscape.pages import Page
+from modelscape.pages import Page, ReportPage
+from modelscape.pages.evidence import Evidence
+from modelscape.pages.page import STYLESHEET
+from modelscape.pages.report import load_outputs
 from modelscape.report.report import Report
+from modelscape.results.results import Results
 from modelscape.scenarios import shipped_scenario
 from modelscape.site.catalog import Catalog
 from modelscape.site.content import Content, PageSource, RunFolder
+from modelscape.site.embeds import Embeds, RunData
 from modelscape.site.markdown import Markdown, parse_markdown
-from modelscape.site.render import Frame, render
+from modelscape.site.render import Frame, relative_root, render
 from modelscape.site.theme import Theme
 from modelscape.site.views import (
+    ChartsPage,
     IndexPage,
     MarkdownPage,
     ModelPage,
     NotFoundPage,
+    ResultsPage,
     RunsPage,
     SearchPage,
     SiteReportPage,
@@ -77,6 +85,8 @@ class PageMaker:
         self.warnings = warnings
         #: Files made with a page, by the page's site path: {site path: text}.
         self.attachments: dict[str, dict[str, str]] = {}
+        #: Each run's outputs, read once for all the pages that embed its results.
+        self._results: dict[str, Results | None] = {}
         for run in catalog.runs.values():
             if self.spec_of(run.scenario) is None and shipped_scenario(run.scenario) is None:
                 warnings.append(
@@ -173,21 +183,72 @@ class PageMaker:
         return make
 
     def markdown(self, source: PageSource) -> Callable[[], Made]:
-        """The page of one markdown file."""
+        """The page of one markdown file, with the results it embeds."""
 
         def make() -> Made:
-            document: Markdown = parse_markdown(source.source)
-            html = self._page(MarkdownPage(document), source.output)
-            return html, document.title, search_text(document.text)
+            embeds = Embeds(
+                str(source.source),
+                partial(self._run_data, page=source.output),
+                sorted(self.catalog.runs),
+                self.warnings,
+            )
+            document: Markdown = parse_markdown(source.source, embed=embeds)
+            items, evidence, figures = embeds.finish()
+            body, text = document.html, document.text
+            if items:
+                module = self.theme.environment.get_template("embed.html.j2").module
+                root = relative_root(source.output)
+                for index, item in enumerate(items):
+                    made = str(getattr(module, item["kind"])(item, root))
+                    body = body.replace(f"\0embed{index}\0", made, 1)
+                    shown = item["cell"].text if item["kind"] == "number" else ""
+                    text = text.replace(f"\0embed{index}\0", shown, 1)
+            kind = ChartsPage if figures else ResultsPage if embeds.used else MarkdownPage
+            page = kind(
+                document, body=body, evidence=evidence if embeds.used else None, figures=figures
+            )
+            html = self._page(page, source.output)
+            return html, document.title, search_text(text)
 
         return make
+
+    def _run_data(self, name: str, *, page: str) -> RunData | None:
+        """A run as a page's embeds use it (its outputs read once per build), or None."""
+        folder = next((r for r in self.content.runs if r.name == name), None)
+        if folder is None or name not in self.catalog.runs:
+            return None
+        report = self.loaded.get(name) or Report.load(folder.report)
+        self.loaded[name] = report
+        if name not in self._results:
+            results = None
+            if folder.store is not None:
+                try:
+                    results = load_outputs(folder.store, report.experiment)
+                except ModelscapeError as error:
+                    self.warnings.append(f"{folder.store}: outputs not attached: {error}")
+            self._results[name] = results
+        results = self._results[name]
+        href = relative_root(page) + self.catalog.report_path(name)
+        return RunData(report, ReportPage(report, results), Evidence(results), href)
 
     def search(self) -> Made:
         """The search page (not itself in the index)."""
         return self._page(SearchPage(), "search.html"), None, ""
 
     def not_found(self) -> Made:
-        """The 404 page: served at any depth, so it links from the site's root path."""
+        """The 404 page: served at any depth, so it links from the site's root path; without
+        a base URL that path is found in the browser (see :class:`NotFoundPage`)."""
         config = self.content.config
-        root = config.base_path if config.base_url else ""
-        return self._page(NotFoundPage(), "404.html", Frame(config, "404.html", root)), None, ""
+        if config.base_url:
+            page = NotFoundPage()
+            frame = Frame(config, "404.html", config.base_path)
+        else:
+            static = self.theme.static
+            sheets = [
+                self.shared_asset(STYLESHEET),
+                *([static["site.css"]] if "site.css" in static else []),
+            ]
+            style = "\n".join(path.read_text(encoding="utf-8") for path in sheets)
+            page = NotFoundPage(relocating=style)
+            frame = Frame(config, "404.html", "")
+        return self._page(page, "404.html", frame), None, ""

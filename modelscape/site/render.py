@@ -39,7 +39,7 @@ __all__ = ["ASSETS", "Frame", "policy", "relative_root", "render"]
 #: The folder of the site that holds shared assets and theme static files.
 ASSETS = "assets"
 #: Site scripts every page loads (from the theme's static files).
-SITE_SCRIPTS: tuple[str, ...] = ("site.js",)
+SITE_SCRIPTS: tuple[str, ...] = ("site.js", "tables.js")
 
 
 def relative_root(path: str) -> str:
@@ -47,15 +47,24 @@ def relative_root(path: str) -> str:
     return "../" * path.count("/")
 
 
-def policy(inline_scripts: Sequence[str], *, charts: bool, serve: bool = False) -> str:
-    """The policy of a site page: its inline scripts by hash, its site files by origin.
+def policy(
+    inline_scripts: Sequence[str],
+    *,
+    charts: bool,
+    serve: bool = False,
+    inline_styles: Sequence[str] = (),
+) -> str:
+    """The policy of a site page: its inline scripts and styles by hash, its site files by
+    origin.
 
     ``charts``: Plotly fills an empty ``<style>`` element through the CSS object model, which
     the hash of the empty text allows. ``serve``: the reload script of ``modelscape serve``
-    polls the server, which needs ``connect-src``.
+    polls the server, which needs ``connect-src``. ``inline_styles``: a page that cannot know
+    where the site's stylesheet is (the 404 page without a base URL) carries it inline.
     """
     scripts = ["'self'", "file:", *(source_hash(s) for s in inline_scripts)]
-    styles = ["'self'", "file:", *([source_hash("")] if charts else [])]
+    hashed = [*([""] if charts else []), *inline_styles]
+    styles = ["'self'", "file:", *(source_hash(s) for s in hashed)]
     images = ["'self'", "file:", "data:"]
     return content_policy(scripts, styles, images, connect=["'self'"] if serve else [])
 
@@ -107,13 +116,23 @@ class Frame:
 def render(page: Page, env: jinja2.Environment, frame: Frame) -> str:
     """One page of the site as HTML: the page's own variables, the frame's, shared assets."""
     scripts = [Markup(asset_text(name)) for name in page.scripts]
+    # A page may carry scripts and a stylesheet of its own inline (the 404 page does when it
+    # cannot know where the site's files are); both are allowed by their hashes.
+    scripts.extend(Markup(text) for text in getattr(page, "inline_scripts", ()))
+    inline_style: str | None = getattr(page, "inline_style", None)
     site_scripts = [
         frame.href(f"{ASSETS}/{name}")
         for name in (*SITE_SCRIPTS, *getattr(page, "site_scripts", ()))
+        if inline_style is None
     ]
     variables: dict[str, Any] = {
         "title": page.title,
-        "policy": policy([str(s) for s in scripts], charts=page.charts),
+        "policy": policy(
+            [str(s) for s in scripts],
+            charts=page.charts,
+            inline_styles=[inline_style] if inline_style is not None else [],
+        ),
+        "inline_style": None if inline_style is None else Markup(inline_style),
         "style": None,
         "scripts": scripts,
         "site_scripts": site_scripts,

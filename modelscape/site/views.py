@@ -8,6 +8,7 @@ Links in the variables are site paths (``models/x.html``); templates put ``root`
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any, ClassVar
 
 from markupsafe import Markup
@@ -30,10 +31,12 @@ from modelscape.site.tables import (
 )
 
 __all__ = [
+    "ChartsPage",
     "IndexPage",
     "MarkdownPage",
     "ModelPage",
     "NotFoundPage",
+    "ResultsPage",
     "RunsPage",
     "SearchPage",
     "SiteReportPage",
@@ -237,13 +240,25 @@ class ModelPage(Page):
 
 
 class MarkdownPage(Page):
-    """A page the user wrote in markdown."""
+    """A page the user wrote in markdown, with the results it embeds (see
+    :mod:`modelscape.site.embeds`): then it carries their outputs and the report page's
+    script, which opens them from any number as a report page does."""
 
     template = "markdown.html.j2"
     scripts: ClassVar[tuple[str, ...]] = ()
 
-    def __init__(self, document: Markdown) -> None:
+    def __init__(
+        self,
+        document: Markdown,
+        *,
+        body: str | None = None,
+        evidence: dict[str, Any] | None = None,
+        figures: list[dict[str, Any]] | None = None,
+    ) -> None:
         self.document = document
+        self.body = document.html if body is None else body
+        self.evidence = evidence
+        self.figures = figures or []
 
     @property
     def title(self) -> str:
@@ -251,8 +266,26 @@ class MarkdownPage(Page):
         return self.document.title
 
     def context(self) -> dict[str, Any]:
-        """The page's HTML body (markdown rendered with raw HTML off)."""
-        return {"document": self.document, "body": Markup(self.document.html)}
+        """The page's HTML body (markdown rendered with raw HTML off), and the outputs and
+        figures of the results it embeds, if any."""
+        return {
+            "document": self.document,
+            "body": Markup(self.body),
+            "evidence": self.evidence,
+            "figures": self.figures,
+        }
+
+
+class ResultsPage(MarkdownPage):
+    """A markdown page that embeds results: it runs the report page's script."""
+
+    scripts: ClassVar[tuple[str, ...]] = ("report.js",)
+
+
+class ChartsPage(ResultsPage):
+    """A markdown page that embeds charts too: it loads the plotting bundle."""
+
+    charts: ClassVar[bool] = True
 
 
 class SearchPage(Page):
@@ -273,10 +306,21 @@ class SearchPage(Page):
 
 
 class NotFoundPage(Page):
-    """The page a server shows for a missing address."""
+    """The page a server shows for a missing address, at any depth below the site.
+
+    With the site's public address known, its links start from the site's path. Without it
+    (``relocating``), the page carries its stylesheet inline and a script that finds the
+    site's root from the address it is shown at and points the links there; without
+    scripts, its links work from the top folder of the site.
+    """
 
     template = "404.html.j2"
     scripts: ClassVar[tuple[str, ...]] = ()
+
+    def __init__(self, *, relocating: str | None = None) -> None:
+        #: The stylesheet to inline, when the page must find the site's root by itself.
+        self.inline_style = relocating
+        self.inline_scripts: tuple[str, ...] = () if relocating is None else (_ROOT_FINDER,)
 
     @property
     def title(self) -> str:
@@ -284,5 +328,8 @@ class NotFoundPage(Page):
         return "Page not found"
 
     def context(self) -> dict[str, Any]:
-        """Nothing beyond the site frame."""
-        return {}
+        """Whether the page finds the site's root by script."""
+        return {"relocating": self.inline_style is not None}
+
+
+_ROOT_FINDER = (Path(__file__).parent / "notfound.js").read_text(encoding="utf-8")

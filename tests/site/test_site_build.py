@@ -27,7 +27,6 @@ def test_every_kind_of_page_is_built(built: Path) -> None:
         "models/oracle.html",
         "models/late.html",
         "models/sycophant.html",
-        "sitemap.xml",
         ".nojekyll",
         "assets/page.css",
         "assets/site.css",

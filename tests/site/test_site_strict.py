@@ -35,6 +35,8 @@ def test_a_report_without_its_store_fails_strict(content: Path, tmp_path: Path) 
     (content / "runs" / RUN / "store.db").unlink()
     with pytest.raises(SiteError, match=r"no store \(store\.db\)"):
         build_site(content, tmp_path / "site", strict=True)
+    assert not (tmp_path / "site").exists()  # a strict build that fails writes nothing
+    build_site(content, tmp_path / "site")
     page = tmp_path / "site" / "reports" / f"{RUN}.html"
     assert "No outputs are attached" in page.read_text(encoding="utf-8")
 

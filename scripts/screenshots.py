@@ -1,0 +1,258 @@
+"""Screenshots of every kind of page of a built site, with layout checks, in headless Chromium.
+
+Usage (from the repository, with the dev extra and Chromium installed)::
+
+    modelscape build content -o site
+    python scripts/screenshots.py site -o build/screenshots
+
+For one page of each template (leaderboard, scenario, scenario without spec, report, model,
+markdown pages, search, 404), at each width (1280 and 390 px) and colour scheme (light and
+dark, through ``prefers-color-scheme``), the script saves a full-page PNG named
+``PAGE--WIDTH-SCHEME.png`` and checks the page by script:
+
+- horizontal overflow: the page is wider than the window, or an element reaches past the
+  window's right edge without a scrolling box around it (a wide table in its scrolling
+  region is fine; a code block that pushes the page sideways is not);
+- clipped text: an element that hides part of its text (``overflow: hidden`` or ``clip``
+  with its text wider than its box);
+- chart labels: Plotly's SVG texts (ticks, axis titles, legend entries) that overlap each
+  other or fall outside the chart.
+
+It prints one line per problem and exits 1 when there is any, 0 otherwise. Chromium is
+``/usr/bin/chromium`` unless ``MODELSCAPE_CHROMIUM`` names another; it is driven through
+Playwright's Python package (``pip install -e '.[dev]'``) and never downloaded.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal, cast
+
+WIDTHS = (1280, 390)
+Scheme = Literal["light", "dark"]
+SCHEMES: tuple[Scheme, ...] = ("light", "dark")
+CHROMIUM = os.environ.get("MODELSCAPE_CHROMIUM", "/usr/bin/chromium")
+
+# Runs in the page: every problem of layout found, as short lines. Kept in one string so the
+# checks are the same whether the script or a test drives the browser.
+CHECKS = r"""() => {
+  const problems = [];
+  const width = document.documentElement.clientWidth;
+  const name = (el) => {
+    let text = el.tagName.toLowerCase();
+    if (el.id) text += "#" + el.id;
+    else if (typeof el.className === "string" && el.className.trim())
+      text += "." + el.className.trim().split(/\s+/).join(".");
+    const words = (el.textContent || "").trim().replace(/\s+/g, " ").slice(0, 40);
+    return words ? text + ' "' + words + '"' : text;
+  };
+  const scrolls = (el) => {
+    for (let node = el.parentElement; node && node !== document.body; node = node.parentElement) {
+      const style = getComputedStyle(node);
+      if (["auto", "scroll"].includes(style.overflowX)) return true;
+    }
+    return false;
+  };
+  const visible = (el) => {
+    const style = getComputedStyle(el);
+    if (style.visibility === "hidden" || style.display === "none") return false;
+    const closed = "dialog:not([open]), details:not([open]) > :not(summary), [hidden]";
+    if (el.closest(closed)) return false;
+    const box = el.getBoundingClientRect();
+    return box.width > 0 && box.height > 0;
+  };
+  if (document.documentElement.scrollWidth > width + 1) {
+    problems.push("overflow: the page is " + document.documentElement.scrollWidth +
+      " px wide in a " + width + " px window");
+  }
+  const seen = new Set();
+  for (const el of document.body.querySelectorAll("*")) {
+    if (!visible(el) || el.closest("svg")) continue;
+    const box = el.getBoundingClientRect();
+    if (box.right > width + 1 && !scrolls(el)) {
+      const parent = el.parentElement;
+      if (parent && seen.has(parent)) { seen.add(el); continue; }
+      seen.add(el);
+      problems.push("overflow: " + name(el) + " reaches " + Math.round(box.right) + " px");
+    }
+    const style = getComputedStyle(el);
+    const hides = ["hidden", "clip"].includes(style.overflowX);
+    if (hides && el.scrollWidth > el.clientWidth + 1 && el.textContent.trim() &&
+        !el.classList.contains("skip") && style.position !== "absolute") {
+      problems.push("clipped: " + name(el) + " shows " + el.clientWidth + " of " +
+        el.scrollWidth + " px");
+    }
+  }
+  // An SVG text's outline on the screen: the four corners of its box, through its rotation
+  // (tick labels are often turned), so that two turned labels side by side do not count as
+  // overlapping because their upright bounding boxes do.
+  const corners = (t) => {
+    const box = t.getBBox();
+    const matrix = t.getScreenCTM();
+    return [[box.x, box.y], [box.x + box.width, box.y], [box.x + box.width, box.y + box.height],
+      [box.x, box.y + box.height]].map(([x, y]) => {
+      const point = new DOMPoint(x, y).matrixTransform(matrix);
+      return [point.x, point.y];
+    });
+  };
+  // Separating axis test for two convex quadrilaterals, with a pixel of tolerance.
+  const overlaps = (a, b) => {
+    for (const shape of [a, b]) {
+      for (let i = 0; i < 4; i += 1) {
+        const [x1, y1] = shape[i];
+        const [x2, y2] = shape[(i + 1) % 4];
+        const normal = [y2 - y1, x1 - x2];
+        const length = Math.hypot(normal[0], normal[1]) || 1;
+        const project = (points) =>
+          points.map(([x, y]) => (x * normal[0] + y * normal[1]) / length);
+        const pa = project(a);
+        const pb = project(b);
+        if (Math.min(...pa) > Math.max(...pb) - 1 || Math.min(...pb) > Math.max(...pa) - 1) {
+          return false;
+        }
+      }
+    }
+    return true;
+  };
+  for (const chart of document.querySelectorAll(".chart")) {
+    const svg = chart.querySelector("svg.main-svg");
+    if (!svg) continue;
+    const frame = chart.getBoundingClientRect();
+    const texts = Array.from(chart.querySelectorAll(
+      "g.xtick text, g.ytick text, .g-xtitle text, .g-ytitle text, .legendtext, .gtitle"
+    )).filter((t) => t.textContent.trim() && visible(t));
+    const shapes = texts.map(corners);
+    texts.forEach((t, i) => {
+      const box = t.getBoundingClientRect();
+      if (box.left < frame.left - 1 || box.right > frame.right + 1 ||
+          box.top < frame.top - 1 || box.bottom > frame.bottom + 1) {
+        problems.push("chart " + chart.id + ": label \"" + t.textContent + "\" is cut off");
+      }
+      for (let j = i + 1; j < texts.length; j += 1) {
+        if (overlaps(shapes[i], shapes[j])) {
+          problems.push("chart " + chart.id + ": labels \"" + t.textContent + "\" and \"" +
+            texts[j].textContent + "\" overlap");
+        }
+      }
+    });
+  }
+  return problems;
+}"""
+
+
+@dataclass(frozen=True)
+class Shot:
+    """One page at one width and colour scheme: where its PNG went and what was wrong."""
+
+    page: str
+    width: int
+    scheme: str
+    file: Path
+    problems: tuple[str, ...]
+
+
+def pages_of(site: Path) -> dict[str, str]:
+    """One page per template of a built site, by a short name: the first of each folder,
+    and every markdown page (the top-level pages that are not the site's own)."""
+    chosen: dict[str, str] = {}
+    for name in ("index", "search", "404"):
+        if (site / f"{name}.html").is_file():
+            chosen[name] = f"{name}.html"
+    for folder in ("scenarios", "reports", "models"):
+        found = sorted((site / folder).glob("*.html")) if (site / folder).is_dir() else []
+        if found:
+            # The largest page of a folder is the one most likely to overflow.
+            page = max(found, key=lambda p: (p.stat().st_size, p.name))
+            chosen[folder.rstrip("s")] = f"{folder}/{page.name}"
+    for page in sorted(site.glob("*.html")):
+        if page.stem not in ("index", "search", "404"):
+            chosen[page.stem] = page.name
+    return chosen
+
+
+@dataclass
+class Browser:
+    """Headless Chromium through Playwright, opened once for many pages."""
+
+    executable: str = CHROMIUM
+
+    def __enter__(self) -> Browser:
+        from playwright.sync_api import sync_playwright
+
+        self._playwright = sync_playwright().start()
+        self.browser = self._playwright.chromium.launch(
+            executable_path=self.executable, args=["--headless", "--no-sandbox"]
+        )
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.browser.close()
+        self._playwright.stop()
+
+    def shoot(self, url: str, *, width: int, scheme: Scheme, file: Path) -> list[str]:
+        """Open ``url``, wait for its charts, save a full-page PNG, return its problems."""
+        context: Any = self.browser.new_context(
+            viewport={"width": width, "height": 900}, color_scheme=scheme
+        )
+        try:
+            page = context.new_page()
+            page.set_default_timeout(20_000)
+            page.goto(url)
+            page.wait_for_load_state("load")
+            if page.locator(".chart").count():
+                page.wait_for_selector("html[data-charts]", state="attached")
+            if url.endswith("404.html"):
+                page.wait_for_selector("html[data-root]", state="attached")
+            page.screenshot(path=str(file), full_page=True)
+            return list(page.evaluate(CHECKS))
+        finally:
+            context.close()
+
+
+def screenshots(
+    site: Path,
+    output: Path,
+    *,
+    widths: tuple[int, ...] = WIDTHS,
+    schemes: tuple[Scheme, ...] = SCHEMES,
+    pages: dict[str, str] | None = None,
+) -> Iterator[Shot]:
+    """Every page of ``pages`` (default: one per template) at every width and scheme."""
+    output.mkdir(parents=True, exist_ok=True)
+    with Browser() as browser:
+        for name, path in (pages or pages_of(site)).items():
+            for width in widths:
+                for scheme in schemes:
+                    file = output / f"{name}--{width}-{scheme}.png"
+                    url = (site / path).resolve().as_uri()
+                    found = browser.shoot(url, width=width, scheme=scheme, file=file)
+                    yield Shot(path, width, scheme, file, tuple(dict.fromkeys(found)))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("site", type=Path, help="a built site (modelscape build content -o site)")
+    parser.add_argument("-o", "--output", type=Path, default=Path("build/screenshots"))
+    parser.add_argument("--width", type=int, action="append", help="default: 1280 and 390")
+    parser.add_argument("--scheme", choices=SCHEMES, action="append", help="default: both")
+    arguments = parser.parse_args(argv)
+    if not (arguments.site / "index.html").is_file():
+        parser.error(f"{arguments.site}: no index.html; build the site first")
+    widths = tuple(arguments.width or WIDTHS)
+    schemes = cast(tuple[Scheme, ...], tuple(arguments.scheme or SCHEMES))
+    failed = 0
+    for shot in screenshots(arguments.site, arguments.output, widths=widths, schemes=schemes):
+        for problem in shot.problems:
+            print(f"{shot.page} at {shot.width} px, {shot.scheme}: {problem}")
+        failed += bool(shot.problems)
+    print(f"screenshots in {arguments.output}; {failed} with problems", file=sys.stderr)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
