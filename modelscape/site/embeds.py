@@ -52,6 +52,7 @@ from modelscape._model import FrozenModel
 from modelscape._yaml import describe, load_yaml
 from modelscape.pages.charts import sensitivity_figure
 from modelscape.pages.evidence import Cell, Evidence
+from modelscape.pages.profiles import profile_sections, steps_of
 from modelscape.pages.report import ReportPage
 from modelscape.report.report import Report
 from modelscape.report.summary import interval, number
@@ -98,7 +99,7 @@ class RunData:
         key = (target, group)
         if key not in self.cards:
             scorecard = self.report.scorecard(target, group)
-            self.cards[key] = self.page._scorecard(scorecard, self.evidence)
+            self.cards[key] = self.page._scorecard(scorecard, self.evidence, steps_of(self.report))
         return self.cards[key]
 
 
@@ -230,7 +231,7 @@ class Embeds:
             return {"kind": kind, "run": name, "href": run.href, "rows": rows}
         if kind == "profile":
             if run.profiles is None:
-                run.profiles = run.page._profiles(run.evidence)
+                run.profiles = profile_sections(run.report, run.page.results, run.evidence)
             axes = [section["axis"] for section in run.profiles]
             if block.axis is not None and block.axis not in axes:
                 raise _BrokenError(_nearest(block.axis, axes, f"axis in run {name!r}:"))

@@ -191,7 +191,7 @@ class ModelPage(Page):
 
     template = "model.html.j2"
     scripts: ClassVar[tuple[str, ...]] = ()
-    site_scripts: ClassVar[tuple[str, ...]] = ("compare.js",)
+    site_scripts: ClassVar[tuple[str, ...]] = ("model-chart.js",)
     charts: ClassVar[bool] = True
 
     def __init__(self, name: str, catalog: Catalog) -> None:
@@ -279,7 +279,7 @@ class MarkdownPage(Page):
 class ResultsPage(MarkdownPage):
     """A markdown page that embeds results: it runs the report page's script."""
 
-    scripts: ClassVar[tuple[str, ...]] = ("report.js",)
+    scripts: ClassVar[tuple[str, ...]] = ("compare.js", "report.js")
 
 
 class ChartsPage(ResultsPage):
