@@ -18,8 +18,8 @@ and what they share:
 - :mod:`~modelscape.providers.structured`: structured answers
 - :mod:`~modelscape.providers.names`: options read from a name, and ``provider_target``
 
-The HTTP targets need aiohttp (``pip install 'modelscape[providers]'``) and the local one
-llama-cpp-python (``modelscape[llama]``); each is imported only when a call is made, so this
+The HTTP targets need aiohttp (``pip install 'modelscape-map[providers]'``) and the local one
+llama-cpp-python (``modelscape-map[llama]``); each is imported only when a call is made, so this
 package imports without either.
 """
 

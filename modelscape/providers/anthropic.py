@@ -15,6 +15,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from modelscape._version import requirement
 from modelscape.providers.http import MAX_RESPONSE_BYTES, HttpTarget
 from modelscape.providers.names import LOCAL_ONLY, http_keywords, split_model_url, target_options
 from modelscape.providers.options import (
@@ -213,6 +214,6 @@ ANTHROPIC = Provider(
     kind="anthropic",
     make=_anthropic,
     key_variable="ANTHROPIC_API_KEY",
-    extra="modelscape[providers]",
+    extra=requirement("providers"),
     requires=("aiohttp",),
 )

@@ -13,8 +13,8 @@ target of any registered kind. ``openai`` and ``anthropic`` also take ``MODEL@UR
 proxy or a local stand-in; a URL on this machine needs no key. Options (temperature,
 max_tokens, name, api_key_env, ...) are the fields of
 :class:`~modelscape.providers.options.TargetOptions`, read by :func:`target_options`. The HTTP
-targets need aiohttp (``modelscape[providers]``) and ``llama-cpp`` needs llama-cpp-python
-(``modelscape[llama]``); a missing extra is reported by name when a target of its kind is made.
+targets need aiohttp (``modelscape-map[providers]``) and ``llama-cpp`` needs llama-cpp-python
+(``modelscape-map[llama]``); a missing extra is reported by name when a target of its kind is made.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from modelscape._version import requirement
 from modelscape.errors import ExecutionError
 from modelscape.providers.chat import chat_messages, read_chat_completion
 from modelscape.providers.http import MAX_RESPONSE_BYTES, HttpTarget
@@ -220,13 +221,13 @@ OPENAI = Provider(
     kind="openai",
     make=_openai,
     key_variable="OPENAI_API_KEY",
-    extra="modelscape[providers]",
+    extra=requirement("providers"),
     requires=("aiohttp",),
 )
 #: ``openai-compatible:MODEL@URL``: any chat-completions server; a key only when named.
 OPENAI_COMPATIBLE = Provider(
     kind="openai-compatible",
     make=_openai_compatible,
-    extra="modelscape[providers]",
+    extra=requirement("providers"),
     requires=("aiohttp",),
 )

@@ -12,7 +12,7 @@ import json
 import shutil
 from pathlib import Path
 
-from modelscape import __version__
+from modelscape._version import DISTRIBUTION, __version__
 from modelscape.site.config import SiteError
 from modelscape.specs import shipped_path
 
@@ -22,8 +22,9 @@ __all__ = ["init_site", "pages_workflow"]
 def pages_workflow(*, install: str, content: str = ".", working_directory: str = ".") -> str:
     """A GitHub Actions workflow that builds ``content`` with modelscape and deploys to Pages.
 
-    ``install`` is the pip argument that installs modelscape (``.`` in this repository, a
-    released version elsewhere). The site is built with ``--strict`` and with the address
+    ``install`` is the pip argument that installs modelscape: ``.`` in this repository, which
+    holds the source; elsewhere a pinned release of the distribution (``modelscape-map==X``),
+    never the bare name ``modelscape``, which belongs to another project on the index. The site is built with ``--strict`` and with the address
     Pages gives it, so the sitemap and 404 page carry absolute links.
     """
     return f"""# Build the modelscape site and publish it on GitHub Pages.
@@ -137,7 +138,11 @@ def init_site(
         "runs/README.md": _RUNS,
         "README.md": _README.format(title=name),
         ".gitignore": "site/\n",
-        ".github/workflows/pages.yml": pages_workflow(install=f"modelscape=={__version__}"),
+        # A site repository holds no modelscape source, so the workflow installs the release
+        # that wrote the site, by its own distribution name: the bare name ``modelscape`` is
+        # another project's, and an unpinned one could build with a release the site was not
+        # made for.
+        ".github/workflows/pages.yml": pages_workflow(install=f"{DISTRIBUTION}=={__version__}"),
     }
     written = []
     try:
