@@ -16,11 +16,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from modelscape._version import requirement
+from modelscape.providers.chat import token_count
 from modelscape.providers.http import MAX_RESPONSE_BYTES, HttpTarget
-from modelscape.providers.names import LOCAL_ONLY, http_keywords, split_model_url, target_options
+from modelscape.providers.names import (
+    KIND_ONLY,
+    LOCAL_ONLY,
+    http_keywords,
+    split_model_url,
+    target_options,
+)
 from modelscape.providers.options import (
     ANTHROPIC_BASE_URL,
     Generation,
+    Price,
     check_base_url,
     is_loopback,
 )
@@ -38,10 +46,6 @@ DEFAULT_MAX_TOKENS = 1024
 _FIXED = frozenset({"model", "messages", "system"})
 # The tool a structured target makes the model call: its input is the answer.
 _ANSWER_TOOL = "answer"
-
-
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
 class AnthropicTarget(StructuredTarget, HttpTarget):
@@ -79,6 +83,7 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
         max_concurrency: int = 64,
         allow_http_key: bool = False,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        price: Price | None = None,
         structured: bool | str = False,
     ) -> None:
         base = check_base_url(base_url, where=f"target {name or model!r}")
@@ -115,6 +120,7 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
             max_concurrency=max_concurrency,
             allow_http_key=allow_http_key,
             max_response_bytes=max_response_bytes,
+            price=price,
         )
 
     def headers(self, key: str | None) -> dict[str, str]:
@@ -184,8 +190,8 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
             data=data,
             model=reported if isinstance(reported, str) else None,
             usage=Usage(
-                input_tokens=_count(usage.get("input_tokens")),
-                output_tokens=_count(usage.get("output_tokens")),
+                input_tokens=token_count(usage.get("input_tokens")),
+                output_tokens=token_count(usage.get("output_tokens")),
             )
             if isinstance(usage, dict)
             else None,
@@ -196,7 +202,9 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
 
 def _anthropic(argument: str, **given: Any) -> AnthropicTarget:
     # The messages API has no seed: asking to send one is an error, not a silent no-op.
-    options = target_options("anthropic", argument, given, refuses=LOCAL_ONLY | {"seed"})
+    options = target_options(
+        "anthropic", argument, given, refuses=LOCAL_ONLY | KIND_ONLY | {"seed"}
+    )
     model, url = split_model_url(argument, kind="anthropic")
     keywords = http_keywords(options)
     del keywords["seed"]

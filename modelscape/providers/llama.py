@@ -30,7 +30,7 @@ from modelscape._identity import Identity
 from modelscape._version import requirement
 from modelscape.errors import ExecutionError
 from modelscape.providers.chat import chat_messages, read_chat_completion
-from modelscape.providers.names import HTTP_ONLY, target_options
+from modelscape.providers.names import HTTP_ONLY, KIND_ONLY, target_options
 from modelscape.providers.options import Generation
 from modelscape.providers.structured import StructuredMode, StructuredTarget, structured_mode
 from modelscape.target.protocol import IdentifiedTarget, TargetError, TargetOutput, TargetRequest
@@ -198,7 +198,7 @@ class LlamaCppTarget(StructuredTarget, IdentifiedTarget):
 
 
 def _llama_cpp(argument: str, **given: Any) -> LlamaCppTarget:
-    options = target_options("llama-cpp", argument, given, refuses=HTTP_ONLY)
+    options = target_options("llama-cpp", argument, given, refuses=HTTP_ONLY | KIND_ONLY)
     return LlamaCppTarget(
         argument,
         name=options.name,

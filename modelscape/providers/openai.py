@@ -18,10 +18,17 @@ from modelscape._version import requirement
 from modelscape.errors import ExecutionError
 from modelscape.providers.chat import chat_messages, read_chat_completion
 from modelscape.providers.http import MAX_RESPONSE_BYTES, HttpTarget
-from modelscape.providers.names import LOCAL_ONLY, http_keywords, split_model_url, target_options
+from modelscape.providers.names import (
+    KIND_ONLY,
+    LOCAL_ONLY,
+    http_keywords,
+    split_model_url,
+    target_options,
+)
 from modelscape.providers.options import (
     OPENAI_BASE_URL,
     Generation,
+    Price,
     check_base_url,
     is_loopback,
 )
@@ -82,6 +89,7 @@ class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
         max_concurrency: int = 64,
         allow_http_key: bool = False,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        price: Price | None = None,
         token_field: str = "max_tokens",
         structured: bool | str = False,
     ) -> None:
@@ -118,6 +126,7 @@ class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
             max_concurrency=max_concurrency,
             allow_http_key=allow_http_key,
             max_response_bytes=max_response_bytes,
+            price=price,
         )
 
     def headers(self, key: str | None) -> dict[str, str]:
@@ -193,7 +202,7 @@ class OpenAITarget(OpenAICompatibleTarget):
 
 
 def _openai(argument: str, **given: Any) -> OpenAITarget:
-    options = target_options("openai", argument, given, refuses=LOCAL_ONLY)
+    options = target_options("openai", argument, given, refuses=LOCAL_ONLY | KIND_ONLY)
     model, url = split_model_url(argument, kind="openai")
     return OpenAITarget(
         model,
@@ -204,7 +213,7 @@ def _openai(argument: str, **given: Any) -> OpenAITarget:
 
 
 def _openai_compatible(argument: str, **given: Any) -> OpenAICompatibleTarget:
-    options = target_options("openai-compatible", argument, given, refuses=LOCAL_ONLY)
+    options = target_options("openai-compatible", argument, given, refuses=LOCAL_ONLY | KIND_ONLY)
     model, url = split_model_url(argument, kind="openai-compatible")
     if url is None:
         raise ExecutionError(

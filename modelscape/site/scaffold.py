@@ -24,8 +24,9 @@ def pages_workflow(*, install: str, content: str = ".", working_directory: str =
 
     ``install`` is the pip argument that installs modelscape: ``.`` in this repository, which
     holds the source; elsewhere a pinned release of the distribution (``modelscape-map==X``),
-    never the bare name ``modelscape``, which belongs to another project on the index. The site is built with ``--strict`` and with the address
-    Pages gives it, so the sitemap and 404 page carry absolute links.
+    never the bare name ``modelscape``, which belongs to another project on the index. The
+    site is built with ``--strict`` and with the address Pages gives it, so the sitemap and
+    404 page carry absolute links.
     """
     return f"""# Build the modelscape site and publish it on GitHub Pages.
 # In the repository settings, under Pages, set "Source" to "GitHub Actions".
