@@ -163,7 +163,7 @@ class GeminiTarget(StructuredTarget, HttpTarget):
         super().__init__(
             # The model is one path segment, whatever characters its name holds.
             url=f"{base}/models/{quote(self.model, safe='-._~')}:generateContent",
-            name=name or model,
+            name=name or self.model,
             version=version,
             parameters={
                 "base_url": base,
