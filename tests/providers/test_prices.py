@@ -122,3 +122,24 @@ def test_absurd_token_counts_cost_nothing_rather_than_overflow(server: WireServe
     target = resolve_target(f"openai-compatible:m@{server.url}/v1", price={"input": 1, "output": 1})
     output = asyncio.run(target(TargetRequest(prompt=Prompt.of("hi"), seed=1)))
     assert output.usage == Usage(input_tokens=0, output_tokens=0, cost=0.0)
+
+
+def test_the_report_page_shows_a_cost_column_only_for_priced_runs(
+    server: WireServer, tmp_path: Path
+) -> None:
+    from modelscape.pages import ReportPage
+    from modelscape.report.report import build_report
+
+    pages = {}
+    for label, options in (("priced", {"price": {"input": 3, "output": 15}}), ("plain", {})):
+        target = resolve_target(f"openai-compatible:m@{server.url}/v1", name=label, **options)
+        store = SQLiteStore(tmp_path / f"{label}.db")
+        try:
+            results = Runner(store=store).run(experiment([target], repetitions=2, cases=1))
+        finally:
+            store.close()
+        pages[label] = ReportPage(build_report(results), results).html()
+    cost = (12 * 3 + 5 * 15) / 1e6 * (experiment([target], repetitions=2, cases=1).calls())
+    assert '<th scope="col">Cost</th>' in pages["priced"]
+    assert f"<td>{cost:.6g}</td>" in pages["priced"]
+    assert '<th scope="col">Cost</th>' not in pages["plain"]
