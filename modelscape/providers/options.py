@@ -10,6 +10,7 @@ hashed except the name and version.
 from __future__ import annotations
 
 import ipaddress
+from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -143,6 +144,12 @@ class TargetOptions(Generation):
             return value
         ways = ", ".join(STRUCTURED_MODES)
         raise ValueError(f"must be true, false or one of {ways}, not {value!r}")
+
+    @field_validator("api_version", mode="before")
+    @classmethod
+    def _a_dated_version(cls, value: Any) -> Any:
+        # YAML reads an unquoted 2024-10-21 as a date; it is the version all the same.
+        return value.isoformat() if isinstance(value, date) else value
 
     @property
     def generation(self) -> Generation:

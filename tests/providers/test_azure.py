@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from modelscape.errors import ExecutionError
-from modelscape.execution.resolve import resolve_target
+from modelscape.execution.resolve import load_targets, resolve_target
 from modelscape.providers.azure import AZURE_API_VERSION, AzureOpenAITarget
 from modelscape.target import TargetOutput, TargetRequest
 from modelscape.target.shape import AnswerShape
@@ -124,3 +125,13 @@ def test_the_endpoint_comes_from_the_name_or_the_environment(
 def test_wrong_options_are_named(option: dict[str, object], message: str) -> None:
     with pytest.raises(ExecutionError, match=message):
         resolve_target("azure-openai:prod-4o@http://127.0.0.1:9", **option)
+
+
+def test_an_unquoted_api_version_in_a_targets_file_is_read_as_written(tmp_path: Path) -> None:
+    listing = tmp_path / "targets.yaml"
+    listing.write_text(
+        "- target: azure-openai:prod-4o@http://127.0.0.1:9\n  api_version: 2024-06-01\n",
+        encoding="utf-8",
+    )
+    (target,) = load_targets(listing)
+    assert target.parameters["api_version"] == "2024-06-01"
