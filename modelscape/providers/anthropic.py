@@ -56,7 +56,8 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
     API has no seed, so the seed hint is never sent and ``seed`` is not part of the identity;
     repetitions measure the run-to-run variation. ``max_tokens`` defaults to
     ``DEFAULT_MAX_TOKENS`` because the API requires one, and that value is in the identity.
-    ``allow_http_key`` and ``max_response_bytes`` are as for the OpenAI-compatible target.
+    ``allow_http_key``, ``max_response_bytes`` and ``price`` are as for the OpenAI-compatible
+    target.
 
     ``structured`` (``True`` or ``"tool"``) gives the model one tool, whose input schema is the
     answer's JSON shape, and makes it call that tool; the tool's input is the output's ``data``

@@ -61,7 +61,8 @@ class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
     servers read ``max_tokens``. ``max_concurrency`` caps the calls in flight, a cap the
     target lowers while the server answers 429 and raises again as calls succeed. The key is
     sent only over https or to this machine unless ``allow_http_key`` is set, and a reply larger
-    than ``max_response_bytes`` fails its observation instead of being read whole.
+    than ``max_response_bytes`` fails its observation instead of being read whole. ``price``
+    (a :class:`~modelscape.providers.options.Price`) records each call's cost in its usage.
 
     ``structured`` asks for replies of the answer reader's shape (see
     :mod:`modelscape.providers.structured`): ``json_schema`` (what ``True`` means),
