@@ -13,6 +13,7 @@ from collections.abc import Callable
 from importlib.metadata import PackageNotFoundError, distribution, entry_points
 from typing import TypeVar
 
+from modelscape._version import DISTRIBUTION
 from modelscape.errors import ModelscapeError
 
 __all__ = ["find_plugin", "plugin_names"]
@@ -64,7 +65,7 @@ def plugin_names(group: str) -> list[str]:
 
 def _own_registered(group: str) -> bool:
     try:
-        own = distribution("modelscape").entry_points
+        own = distribution(DISTRIBUTION).entry_points
     except PackageNotFoundError:
         return False
     return any(entry.group == group for entry in own)

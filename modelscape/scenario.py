@@ -238,13 +238,13 @@ class Scenario:
     def prompts(self) -> DataFrame:
         """Every variant as one row: case, coordinate, changed axes, prompt and correct answer.
 
-        Requires the pandas extra: ``pip install "modelscape[pandas]"``.
+        Requires the pandas extra: ``pip install "modelscape-map[pandas]"``.
         """
         try:
             import pandas
         except ImportError:
             raise ModelscapeError(
-                'Scenario.prompts() needs pandas: pip install "modelscape[pandas]"'
+                'Scenario.prompts() needs pandas: pip install "modelscape-map[pandas]"'
             ) from None
         return pandas.DataFrame(self.prompt_rows())
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import inspect
 
+import pytest
+
 import modelscape
 
 REFERENCE = [
@@ -31,9 +33,13 @@ def test_every_name_exists_and_is_documented() -> None:
 
 
 def test_version_comes_from_the_distribution() -> None:
-    from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version
 
-    assert modelscape.__version__ == version("modelscape")
+    assert modelscape.__version__ == version("modelscape-map")
+    # The name ``modelscape`` belongs to another project on the package index: nothing here
+    # may be installed under it.
+    with pytest.raises(PackageNotFoundError):
+        version("modelscape")
 
 
 def test_signatures_follow_the_reference() -> None:

@@ -167,7 +167,7 @@ def test_prompts_is_a_data_frame_with_one_row_per_variant() -> None:
 
 def test_prompts_without_pandas_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pandas", None)
-    with pytest.raises(ModelscapeError, match=r"needs pandas.*modelscape\[pandas\]"):
+    with pytest.raises(ModelscapeError, match=r"needs pandas.*modelscape-map\[pandas\]"):
         _scenario().prompts()
     assert len(_scenario().prompt_rows()) == 8
 

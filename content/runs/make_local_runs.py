@@ -202,7 +202,7 @@ modelscape report --store store.db -o report.json
   repetitions of each variant asked back to back (`--order grouped`), so that each server reads
   a prompt once for all its repetitions
 {models}
-- llama-cpp-python {version("llama_cpp_python")}, modelscape {version("modelscape")},
+- llama-cpp-python {version("llama_cpp_python")}, modelscape {version("modelscape-map")},
   Python {platform.python_version()}, aiohttp {version("aiohttp")}
 - date: {datetime.now(tz=UTC).date().isoformat()}; {seconds:.0f} s for the run
 

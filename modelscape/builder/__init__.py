@@ -4,7 +4,7 @@
 method, so a notebook user can click through the widget and a script can call the same
 methods. ``Draft`` is the spec so far with what is still missing or wrong.
 
-Requires the widget extra: ``pip install "modelscape[widget]"``.
+Requires the widget extra: ``pip install "modelscape-map[widget]"``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ try:
     import anywidget  # noqa: F401 - checked here so the message can say how to install it
 except ImportError as error:  # pragma: no cover - the test environment has the extra
     raise ModelscapeError(
-        'modelscape.builder needs the widget extra: pip install "modelscape[widget]"'
+        'modelscape.builder needs the widget extra: pip install "modelscape-map[widget]"'
     ) from error
 
 from modelscape.builder.draft import Draft

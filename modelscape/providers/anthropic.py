@@ -15,11 +15,20 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from modelscape._version import requirement
+from modelscape.providers.chat import token_count
 from modelscape.providers.http import MAX_RESPONSE_BYTES, HttpTarget
-from modelscape.providers.names import LOCAL_ONLY, http_keywords, split_model_url, target_options
+from modelscape.providers.names import (
+    KIND_ONLY,
+    LOCAL_ONLY,
+    http_keywords,
+    split_model_url,
+    target_options,
+)
 from modelscape.providers.options import (
     ANTHROPIC_BASE_URL,
     Generation,
+    Price,
     check_base_url,
     is_loopback,
 )
@@ -39,10 +48,6 @@ _FIXED = frozenset({"model", "messages", "system"})
 _ANSWER_TOOL = "answer"
 
 
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
 class AnthropicTarget(StructuredTarget, HttpTarget):
     """A model behind Anthropic's messages API (or a server that speaks it).
 
@@ -51,7 +56,8 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
     API has no seed, so the seed hint is never sent and ``seed`` is not part of the identity;
     repetitions measure the run-to-run variation. ``max_tokens`` defaults to
     ``DEFAULT_MAX_TOKENS`` because the API requires one, and that value is in the identity.
-    ``allow_http_key`` and ``max_response_bytes`` are as for the OpenAI-compatible target.
+    ``allow_http_key``, ``max_response_bytes`` and ``price`` are as for the OpenAI-compatible
+    target.
 
     ``structured`` (``True`` or ``"tool"``) gives the model one tool, whose input schema is the
     answer's JSON shape, and makes it call that tool; the tool's input is the output's ``data``
@@ -78,6 +84,7 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
         max_concurrency: int = 64,
         allow_http_key: bool = False,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        price: Price | None = None,
         structured: bool | str = False,
     ) -> None:
         base = check_base_url(base_url, where=f"target {name or model!r}")
@@ -114,6 +121,7 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
             max_concurrency=max_concurrency,
             allow_http_key=allow_http_key,
             max_response_bytes=max_response_bytes,
+            price=price,
         )
 
     def headers(self, key: str | None) -> dict[str, str]:
@@ -183,8 +191,8 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
             data=data,
             model=reported if isinstance(reported, str) else None,
             usage=Usage(
-                input_tokens=_count(usage.get("input_tokens")),
-                output_tokens=_count(usage.get("output_tokens")),
+                input_tokens=token_count(usage.get("input_tokens")),
+                output_tokens=token_count(usage.get("output_tokens")),
             )
             if isinstance(usage, dict)
             else None,
@@ -195,7 +203,9 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
 
 def _anthropic(argument: str, **given: Any) -> AnthropicTarget:
     # The messages API has no seed: asking to send one is an error, not a silent no-op.
-    options = target_options("anthropic", argument, given, refuses=LOCAL_ONLY | {"seed"})
+    options = target_options(
+        "anthropic", argument, given, refuses=LOCAL_ONLY | KIND_ONLY | {"seed"}
+    )
     model, url = split_model_url(argument, kind="anthropic")
     keywords = http_keywords(options)
     del keywords["seed"]
@@ -213,6 +223,6 @@ ANTHROPIC = Provider(
     kind="anthropic",
     make=_anthropic,
     key_variable="ANTHROPIC_API_KEY",
-    extra="modelscape[providers]",
+    extra=requirement("providers"),
     requires=("aiohttp",),
 )

@@ -22,7 +22,7 @@ from modelscape.providers.http import provider_message, unscrubbed
 from modelscape.target.protocol import TargetError, TargetOutput, Usage
 from modelscape.task.prompt import Prompt
 
-__all__ = ["chat_messages", "read_chat_completion"]
+__all__ = ["chat_messages", "read_chat_completion", "token_count"]
 
 
 def chat_messages(prompt: Prompt) -> list[dict[str, str]]:
@@ -32,8 +32,15 @@ def chat_messages(prompt: Prompt) -> list[dict[str, str]]:
     return messages
 
 
-def _count(value: object) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
+#: Token counts past this are not counts but garbage (and would overflow a price's float).
+_MOST_TOKENS = 2**53
+
+
+def token_count(value: object) -> int:
+    """A token count a provider reported, or 0 when the value is not a plausible count."""
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < _MOST_TOKENS:
+        return value
+    return 0
 
 
 def _text(content: object) -> str:
@@ -83,8 +90,8 @@ def read_chat_completion(
         text=text,
         model=reported if isinstance(reported, str) else None,
         usage=Usage(
-            input_tokens=_count(usage.get("prompt_tokens")),
-            output_tokens=_count(usage.get("completion_tokens")),
+            input_tokens=token_count(usage.get("prompt_tokens")),
+            output_tokens=token_count(usage.get("completion_tokens")),
         )
         if isinstance(usage, dict)
         else None,

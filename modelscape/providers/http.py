@@ -23,6 +23,10 @@ from every text that comes back (the reply, the reported model name, JSON data, 
 whole, before anything is cut to length. A key is only sent over https or to this machine
 (loopback), unless ``allow_http_key`` says the plain-http network is trusted.
 
+**Cost.** A target given a :class:`~modelscape.providers.options.Price` (``price:`` in a
+targets.yaml) records in every output's usage what its tokens cost at that price; the price is
+not part of the identity, since it changes no reply.
+
 **Size.** A reply is read in pieces and abandoned past ``max_response_bytes`` (32 MiB unless
 set), after decompression: a runaway or hostile server cannot fill the memory. That
 observation fails at once with the limit in its error; asking again would fetch the same.
@@ -60,12 +64,13 @@ from urllib.parse import urlsplit
 from modelscape._identity import Identity, JsonValue
 from modelscape.errors import ExecutionError
 from modelscape.providers.limiter import AdaptiveLimiter
-from modelscape.providers.options import is_loopback
+from modelscape.providers.options import Price, is_loopback
 from modelscape.target.cleaning import redact_output
 from modelscape.target.protocol import IdentifiedTarget, TargetError, TargetOutput, TargetRequest
 
 if TYPE_CHECKING:
     import aiohttp
+    import yarl
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
@@ -203,6 +208,9 @@ class HttpTarget(IdentifiedTarget):
 
     #: The provider's label in messages and in the identity.
     provider = "http"
+    #: Whether ``url`` is sent byte for byte, as a provider that signs it needs, instead of
+    #: being normalised by the HTTP client.
+    exact_url = False
 
     def __init__(
         self,
@@ -216,6 +224,7 @@ class HttpTarget(IdentifiedTarget):
         max_concurrency: int,
         allow_http_key: bool = False,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        price: Price | None = None,
     ) -> None:
         if max_concurrency < 1:
             raise ExecutionError(f"{name}: max_concurrency must be at least 1")
@@ -237,6 +246,7 @@ class HttpTarget(IdentifiedTarget):
         self.api_key_env = api_key_env
         self.require_key = require_key
         self.max_response_bytes = max_response_bytes
+        self.price = price
         self.limiter = AdaptiveLimiter(max_concurrency)
         self._session: aiohttp.ClientSession | None = None
         self._entered = 0
@@ -273,6 +283,16 @@ class HttpTarget(IdentifiedTarget):
         """The request headers, the key among them."""
         raise NotImplementedError
 
+    def request_headers(self, key: str | None, data: bytes) -> dict[str, str]:
+        """The headers of one request whose body is ``data``: :meth:`headers`, unless the
+        provider signs each request (AWS)."""
+        return self.headers(key)
+
+    @property
+    def secret_variables(self) -> tuple[str, ...]:
+        """The environment variables whose values are secrets, scrubbed from every reply."""
+        return () if self.api_key_env is None else (self.api_key_env,)
+
     def output(self, payload: dict[str, Any], latency: float) -> TargetOutput:
         """The output read from a successful reply."""
         raise NotImplementedError
@@ -307,14 +327,16 @@ class HttpTarget(IdentifiedTarget):
 
     async def __call__(self, request: TargetRequest) -> TargetOutput:
         import aiohttp
+        import yarl
 
         key = self.api_key()
         data = json.dumps(self.body(request), ensure_ascii=False).encode()
-        headers = self.headers(key)
+        headers = self.request_headers(key, data)
+        address: str | yarl.URL = yarl.URL(self.url, encoded=True) if self.exact_url else self.url
         async with self._client() as session, self.limiter.slot() as slot:
             started = time.perf_counter()
             try:
-                async with session.post(self.url, data=data, headers=headers) as response:
+                async with session.post(address, data=data, headers=headers) as response:
                     status = response.status
                     reply_headers = response.headers
                     raw = await self._read(response)
@@ -340,6 +362,8 @@ class HttpTarget(IdentifiedTarget):
                 f"{provider_message(raw, self.scrub)!r}"
             )
         output = self.output(payload, latency)
+        if self.price is not None and output.usage is not None:
+            output = output.model_copy(update={"usage": self.price.charge(output.usage)})
         # A server may echo the Authorization header into any field of a reply.
         return output if key is None else redact_output(output, self.scrub)
 
@@ -375,10 +399,13 @@ class HttpTarget(IdentifiedTarget):
         return TargetError(text, retryable=False, kind="auth" if status in (401, 403) else None)
 
     def scrub(self, text: str) -> str:
-        """``text`` with the API key, wherever it appears, replaced by ``[key]``."""
+        """``text`` with every secret, wherever it appears, replaced by ``[key]``."""
         # A provider may echo the key back in an error ("Incorrect API key provided: ...").
-        key = self.api_key_env and os.environ.get(self.api_key_env, "").strip()
-        return text.replace(key, "[key]") if key else text
+        for variable in self.secret_variables:
+            secret = os.environ.get(variable, "").strip()
+            if secret:
+                text = text.replace(secret, "[key]")
+        return text
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._identity}, url={self.url!r})"

@@ -1,6 +1,6 @@
 """A local GGUF model run in-process through llama-cpp-python, for users without a server.
 
-Install with ``pip install 'modelscape[llama]'``. The model is loaded on the first call, once,
+Install with ``pip install 'modelscape-map[llama]'``. The model is loaded on the first call, once,
 and every call runs in one worker thread of its own: generation holds the CPU for seconds and
 releases the GIL, so the runner's loop stays free, and one model instance is never entered by
 two calls at once (llama.cpp contexts are not thread-safe). Calls are therefore serialized
@@ -27,9 +27,10 @@ from pathlib import Path
 from typing import Any
 
 from modelscape._identity import Identity
+from modelscape._version import requirement
 from modelscape.errors import ExecutionError
 from modelscape.providers.chat import chat_messages, read_chat_completion
-from modelscape.providers.names import HTTP_ONLY, target_options
+from modelscape.providers.names import HTTP_ONLY, KIND_ONLY, target_options
 from modelscape.providers.options import Generation
 from modelscape.providers.structured import StructuredMode, StructuredTarget, structured_mode
 from modelscape.target.protocol import IdentifiedTarget, TargetError, TargetOutput, TargetRequest
@@ -99,7 +100,7 @@ class LlamaCppTarget(StructuredTarget, IdentifiedTarget):
             raise ExecutionError(f"llama-cpp target: no model file at {self.path}")
         if importlib.util.find_spec("llama_cpp") is None:
             raise ExecutionError(
-                "llama-cpp targets need llama-cpp-python: pip install 'modelscape[llama]'"
+                "llama-cpp targets need llama-cpp-python: pip install 'modelscape-map[llama]'"
             )
         self.generation = Generation(
             temperature=temperature,
@@ -197,7 +198,7 @@ class LlamaCppTarget(StructuredTarget, IdentifiedTarget):
 
 
 def _llama_cpp(argument: str, **given: Any) -> LlamaCppTarget:
-    options = target_options("llama-cpp", argument, given, refuses=HTTP_ONLY)
+    options = target_options("llama-cpp", argument, given, refuses=HTTP_ONLY | KIND_ONLY)
     return LlamaCppTarget(
         argument,
         name=options.name,
@@ -213,6 +214,6 @@ def _llama_cpp(argument: str, **given: Any) -> LlamaCppTarget:
 LLAMA_CPP = Provider(
     kind="llama-cpp",
     make=_llama_cpp,
-    extra="modelscape[llama]",
+    extra=requirement("llama"),
     requires=("llama_cpp",),
 )

@@ -1,11 +1,15 @@
 """Provider targets named by text, as the CLI and a targets.yaml name them.
 
-=================================  ===================================================
-``openai:MODEL``                   OpenAI's API; key from ``OPENAI_API_KEY``
-``anthropic:MODEL``                Anthropic's API; key from ``ANTHROPIC_API_KEY``
-``openai-compatible:MODEL@URL``    any chat-completions server (vLLM, llama.cpp, ...)
-``llama-cpp:PATH``                 a GGUF file run in this process
-=================================  ===================================================
+=====================================  ================================================
+``openai:MODEL``                       OpenAI's API; key from ``OPENAI_API_KEY``
+``openai-responses:MODEL``             OpenAI's Responses API; the same key
+``azure-openai:DEPLOYMENT@ENDPOINT``   Azure OpenAI; ``AZURE_OPENAI_API_KEY`` or a token
+``anthropic:MODEL``                    Anthropic's API; key from ``ANTHROPIC_API_KEY``
+``gemini:MODEL``                       Google's Gemini API; key from ``GEMINI_API_KEY``
+``bedrock:MODEL_ID``                   AWS Bedrock's Converse API; AWS credentials
+``openai-compatible:MODEL@URL``        any chat-completions server (vLLM, llama.cpp, ...)
+``llama-cpp:PATH``                     a GGUF file run in this process
+=====================================  ================================================
 
 Each kind is declared by its own module, as a :class:`~modelscape.target.registry.Provider`
 registered in the ``modelscape.providers`` entry point group; :func:`provider_target` makes a
@@ -13,8 +17,8 @@ target of any registered kind. ``openai`` and ``anthropic`` also take ``MODEL@UR
 proxy or a local stand-in; a URL on this machine needs no key. Options (temperature,
 max_tokens, name, api_key_env, ...) are the fields of
 :class:`~modelscape.providers.options.TargetOptions`, read by :func:`target_options`. The HTTP
-targets need aiohttp (``modelscape[providers]``) and ``llama-cpp`` needs llama-cpp-python
-(``modelscape[llama]``); a missing extra is reported by name when a target of its kind is made.
+targets need aiohttp (``modelscape-map[providers]``) and ``llama-cpp`` needs llama-cpp-python
+(``modelscape-map[llama]``); a missing extra is reported by name when a target of its kind is made.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from modelscape.target.registry import find_provider
 
 __all__ = [
     "HTTP_ONLY",
+    "KIND_ONLY",
     "LOCAL_ONLY",
     "http_keywords",
     "provider_target",
@@ -40,9 +45,13 @@ __all__ = [
 ]
 
 #: Options that only targets reached over HTTP take.
-HTTP_ONLY = frozenset({"allow_http_key", "api_key_env", "max_concurrency", "max_response_bytes"})
+HTTP_ONLY = frozenset(
+    {"allow_http_key", "api_key_env", "max_concurrency", "max_response_bytes", "price"}
+)
 #: Options that only a model run in this process takes.
 LOCAL_ONLY = frozenset({"context", "threads"})
+#: Options of one kind each (Bedrock's region, Azure's API version), refused by the others.
+KIND_ONLY = frozenset({"region", "api_version"})
 _URL_AT = re.compile(r"@(?=https?://)")
 
 
@@ -82,7 +91,8 @@ def target_options(
 
 def http_keywords(options: TargetOptions) -> dict[str, Any]:
     """What an HTTP target's constructor takes from the options, the generation parameters
-    among them (all but the base URL, the model and the key variable)."""
+    among them (all but the base URL, the model, the key variable and the options of one kind
+    only)."""
     return {
         "name": options.name,
         "version": options.version,
@@ -90,6 +100,7 @@ def http_keywords(options: TargetOptions) -> dict[str, Any]:
         "max_concurrency": options.max_concurrency,
         "allow_http_key": options.allow_http_key,
         "max_response_bytes": options.max_response_bytes,
+        "price": options.price,
         **options.generation.model_dump(),
     }
 

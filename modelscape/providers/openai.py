@@ -14,13 +14,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from modelscape._version import requirement
 from modelscape.errors import ExecutionError
 from modelscape.providers.chat import chat_messages, read_chat_completion
 from modelscape.providers.http import MAX_RESPONSE_BYTES, HttpTarget
-from modelscape.providers.names import LOCAL_ONLY, http_keywords, split_model_url, target_options
+from modelscape.providers.names import (
+    KIND_ONLY,
+    LOCAL_ONLY,
+    http_keywords,
+    split_model_url,
+    target_options,
+)
 from modelscape.providers.options import (
     OPENAI_BASE_URL,
     Generation,
+    Price,
     check_base_url,
     is_loopback,
 )
@@ -53,7 +61,8 @@ class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
     servers read ``max_tokens``. ``max_concurrency`` caps the calls in flight, a cap the
     target lowers while the server answers 429 and raises again as calls succeed. The key is
     sent only over https or to this machine unless ``allow_http_key`` is set, and a reply larger
-    than ``max_response_bytes`` fails its observation instead of being read whole.
+    than ``max_response_bytes`` fails its observation instead of being read whole. ``price``
+    (a :class:`~modelscape.providers.options.Price`) records each call's cost in its usage.
 
     ``structured`` asks for replies of the answer reader's shape (see
     :mod:`modelscape.providers.structured`): ``json_schema`` (what ``True`` means),
@@ -81,6 +90,7 @@ class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
         max_concurrency: int = 64,
         allow_http_key: bool = False,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
+        price: Price | None = None,
         token_field: str = "max_tokens",
         structured: bool | str = False,
     ) -> None:
@@ -117,6 +127,7 @@ class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
             max_concurrency=max_concurrency,
             allow_http_key=allow_http_key,
             max_response_bytes=max_response_bytes,
+            price=price,
         )
 
     def headers(self, key: str | None) -> dict[str, str]:
@@ -192,7 +203,7 @@ class OpenAITarget(OpenAICompatibleTarget):
 
 
 def _openai(argument: str, **given: Any) -> OpenAITarget:
-    options = target_options("openai", argument, given, refuses=LOCAL_ONLY)
+    options = target_options("openai", argument, given, refuses=LOCAL_ONLY | KIND_ONLY)
     model, url = split_model_url(argument, kind="openai")
     return OpenAITarget(
         model,
@@ -203,7 +214,7 @@ def _openai(argument: str, **given: Any) -> OpenAITarget:
 
 
 def _openai_compatible(argument: str, **given: Any) -> OpenAICompatibleTarget:
-    options = target_options("openai-compatible", argument, given, refuses=LOCAL_ONLY)
+    options = target_options("openai-compatible", argument, given, refuses=LOCAL_ONLY | KIND_ONLY)
     model, url = split_model_url(argument, kind="openai-compatible")
     if url is None:
         raise ExecutionError(
@@ -220,13 +231,13 @@ OPENAI = Provider(
     kind="openai",
     make=_openai,
     key_variable="OPENAI_API_KEY",
-    extra="modelscape[providers]",
+    extra=requirement("providers"),
     requires=("aiohttp",),
 )
 #: ``openai-compatible:MODEL@URL``: any chat-completions server; a key only when named.
 OPENAI_COMPATIBLE = Provider(
     kind="openai-compatible",
     make=_openai_compatible,
-    extra="modelscape[providers]",
+    extra=requirement("providers"),
     requires=("aiohttp",),
 )

@@ -10,6 +10,7 @@ hashed except the name and version.
 from __future__ import annotations
 
 import ipaddress
+from datetime import date
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -19,11 +20,13 @@ from modelscape._identity import JsonValue
 from modelscape._model import FrozenModel
 from modelscape.errors import ExecutionError
 from modelscape.providers.structured import STRUCTURED_MODES
+from modelscape.target.protocol import Usage
 
 __all__ = [
     "ANTHROPIC_BASE_URL",
     "OPENAI_BASE_URL",
     "Generation",
+    "Price",
     "TargetOptions",
     "check_base_url",
     "is_loopback",
@@ -33,6 +36,24 @@ __all__ = [
 OPENAI_BASE_URL = "https://api.openai.com/v1"
 #: Where Anthropic's API is; ``anthropic:MODEL`` sends its requests there.
 ANTHROPIC_BASE_URL = "https://api.anthropic.com"
+
+
+class Price(FrozenModel):
+    """What a provider charges for a million tokens, as a targets.yaml's ``price:`` gives it.
+
+    ``input`` is the price of a million prompt tokens and ``output`` that of a million reply
+    tokens, in whatever currency the table is written in (the report records numbers only).
+    Providers that report reasoning tokens apart have them counted in ``output_tokens``, since
+    they are billed as output.
+    """
+
+    input: float = Field(ge=0, allow_inf_nan=False)
+    output: float = Field(ge=0, allow_inf_nan=False)
+
+    def charge(self, usage: Usage) -> Usage:
+        """``usage`` with its cost at this price: tokens times the price per million."""
+        cost = (usage.input_tokens * self.input + usage.output_tokens * self.output) / 1e6
+        return usage.model_copy(update={"cost": cost})
 
 
 class Generation(FrozenModel):
@@ -96,6 +117,9 @@ class TargetOptions(Generation):
     and ``threads`` apply to in-process llama.cpp models only. ``structured`` asks for replies
     of the answer reader's shape: ``true`` for the provider's own way, or one way by name
     (see :mod:`modelscape.providers.structured`); it is part of the target's identity.
+    ``price`` makes every output's usage record its cost (see :class:`Price`). ``region``
+    (AWS Bedrock) and ``api_version`` (Azure OpenAI) apply to those kinds only, and are part of
+    the identity.
     """
 
     name: str | None = Field(default=None, min_length=1)
@@ -107,6 +131,11 @@ class TargetOptions(Generation):
     context: int | None = Field(default=None, ge=16)
     threads: int | None = Field(default=None, ge=1)
     structured: bool | str = False
+    price: Price | None = None
+    region: str | None = Field(default=None, pattern=r"^[a-z]{2}(-[a-z]+)+-[0-9]+$")
+    api_version: str | None = Field(
+        default=None, pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(-preview)?$"
+    )
 
     @field_validator("structured", mode="before")
     @classmethod
@@ -115,6 +144,12 @@ class TargetOptions(Generation):
             return value
         ways = ", ".join(STRUCTURED_MODES)
         raise ValueError(f"must be true, false or one of {ways}, not {value!r}")
+
+    @field_validator("api_version", mode="before")
+    @classmethod
+    def _a_dated_version(cls, value: Any) -> Any:
+        # YAML reads an unquoted 2024-10-21 as a date; it is the version all the same.
+        return value.isoformat() if isinstance(value, date) else value
 
     @property
     def generation(self) -> Generation:

@@ -5,8 +5,9 @@ from __future__ import annotations
 import platform
 from collections import Counter
 from datetime import UTC, datetime
+from typing import Any
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from modelscape._identity import Identity, JsonValue
 from modelscape._model import FrozenModel
@@ -27,7 +28,9 @@ class TargetProvenance(FrozenModel):
     ``models`` counts the outputs by the model version the provider reported (a provider may
     route one name to several versions over a run); ``latency`` is the mean seconds per call.
     ``first_error`` is the error of the target's earliest failed call, so that a target that
-    failed (a dead server, a bad key) says why in the report.
+    failed (a dead server, a bad key) says why in the report. ``cost`` adds up what the
+    target's calls cost where it was given a price table (``price:`` in a targets.yaml), and is
+    None (and left out of the report file) where no call was priced.
     """
 
     name: str
@@ -41,6 +44,16 @@ class TargetProvenance(FrozenModel):
     output_tokens: int = 0
     latency: float | None = None
     first_error: str | None = None
+    cost: float | None = None
+
+    @model_serializer(mode="wrap")
+    def _unpriced_as_before(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # A report of unpriced targets is written exactly as before prices existed, so that
+        # reports made by earlier releases and their digests stay the same.
+        data: dict[str, Any] = handler(self)
+        if self.cost is None:
+            data.pop("cost", None)
+        return data
 
 
 class Provenance(FrozenModel):
@@ -70,6 +83,11 @@ class Provenance(FrozenModel):
             failures = [o for o in outputs if o.status == "failed"]
             # The earliest by start time; unstarted records (no time) in stored order.
             first = min(failures, key=lambda o: o.started or float("inf"), default=None)
+            costs = [
+                o.output.usage.cost
+                for o in outputs
+                if o.output.usage is not None and o.output.usage.cost is not None
+            ]
             targets.append(
                 TargetProvenance(
                     name=identity.name,
@@ -89,6 +107,7 @@ class Provenance(FrozenModel):
                     first_error=None
                     if first is None
                     else (first.output.error or "failed without an error message"),
+                    cost=sum(costs) if costs else None,
                 )
             )
         starts = [o.started for o in results.observations if o.started]

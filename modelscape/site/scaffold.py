@@ -13,7 +13,7 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from modelscape import __version__
+from modelscape._version import DISTRIBUTION, __version__
 from modelscape.site.config import SiteError
 from modelscape.site.runs_workflow import runs_workflow
 from modelscape.specs import shipped_path
@@ -24,9 +24,11 @@ __all__ = ["init_site", "pages_workflow"]
 def pages_workflow(*, install: str, content: str = ".", working_directory: str = ".") -> str:
     """A GitHub Actions workflow that builds ``content`` with modelscape and deploys to Pages.
 
-    ``install`` is the pip argument that installs modelscape (``.`` in this repository, a
-    released version elsewhere). The site is built with ``--strict`` and with the address
-    Pages gives it, so the sitemap and 404 page carry absolute links.
+    ``install`` is the pip argument that installs modelscape: ``.`` in this repository, which
+    holds the source; elsewhere a pinned release of the distribution (``modelscape-map==X``),
+    never the bare name ``modelscape``, which belongs to another project on the index. The
+    site is built with ``--strict`` and with the address Pages gives it, so the sitemap and
+    404 page carry absolute links.
     """
     return f"""# Build the modelscape site and publish it on GitHub Pages.
 # In the repository settings, under Pages, set "Source" to "GitHub Actions".
@@ -133,7 +135,10 @@ def init_site(
     :mod:`~modelscape.site.runs_workflow`).
     """
     root = Path(folder)
-    install = f"modelscape=={__version__}"
+    # A site repository holds no modelscape source, so its workflows install the release that
+    # wrote the site, by its own distribution name: the bare name ``modelscape`` is another
+    # project's, and an unpinned one could build with a release the site was not made for.
+    install = f"{DISTRIBUTION}=={__version__}"
     runs = None
     if shards is not None:
         runs = runs_workflow(install=install, scenarios=[spec], targets=targets, shards=shards)

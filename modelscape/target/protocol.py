@@ -57,10 +57,15 @@ class TargetRequest(FrozenModel):
 
 
 class Usage(FrozenModel):
-    """Token counts a provider reported for one call."""
+    """Token counts a provider reported for one call, and what they cost.
+
+    ``cost`` is None unless the target was given a price table (``price:`` in a targets.yaml):
+    the tokens times the price per million.
+    """
 
     input_tokens: int = 0
     output_tokens: int = 0
+    cost: float | None = None
 
 
 class TargetOutput(FrozenModel):

@@ -43,7 +43,7 @@ class Provider(FrozenModel):
     without ``**options`` serves specs without options only. ``key_variable`` is the
     environment variable the key is read from unless a target names another (None for kinds
     that take no key). ``extra`` is what to install for the kind's dependencies (the pip
-    requirement, such as ``modelscape[providers]``), and ``requires`` the modules it brings,
+    requirement, such as ``modelscape-map[providers]``), and ``requires`` the modules it brings,
     checked before the kind's targets are made.
     """
 

@@ -66,10 +66,10 @@ def test_every_shipped_kind_is_registered_as_a_plugin_would_be() -> None:
     openai = find_provider("openai")
     assert openai is not None
     assert openai.key_variable == "OPENAI_API_KEY"
-    assert openai.extra == "modelscape[providers]"
+    assert openai.extra == "modelscape-map[providers]"
     llama = find_provider("llama-cpp")
     assert llama is not None
-    assert llama.extra == "modelscape[llama]"
+    assert llama.extra == "modelscape-map[llama]"
     assert find_provider("no-such-kind") is None
 
 
