@@ -37,7 +37,7 @@ from modelscape.errors import ModelscapeError, SpecError
 from modelscape.scenario import Scenario
 from modelscape.specs.spec import Spec
 
-__all__ = ["GROUP", "SHIPPED", "Listed", "find_scenario", "listed", "local_files"]
+__all__ = ["GROUP", "SHIPPED", "Listed", "find_scenario", "listed", "local_files", "scenario_in"]
 
 #: The entry point group other packages register scenarios in.
 GROUP = "modelscape.scenarios"
@@ -98,8 +98,11 @@ def _spec_file(found: Path | Traversable, where: str) -> Spec:
         raise SpecError(f"{where}: cannot read the spec file {found}: {error}") from None
 
 
-def _scenario_in(found: Any, where: str) -> Scenario:
-    """The scenario an object stands for: itself, its spec's, its function's, its file's."""
+def scenario_in(found: Any, where: str) -> Scenario:
+    """The scenario an object stands for: itself, its spec's, its function's, its file's.
+
+    ``where`` names the object in messages (an entry point, ``module:NAME``).
+    """
     if isinstance(found, Path | Traversable) and not isinstance(found, Scenario | Spec):
         found = _spec_file(found, where)
     elif callable(found) and not isinstance(found, Scenario | Spec):
@@ -125,7 +128,7 @@ def _registered(entry: EntryPoint) -> Scenario:
         found = entry.load()
     except Exception as error:  # a plugin's import may fail in any way; say whose it is
         raise SpecError(f"{where} cannot be imported: {error!r}") from None
-    scenario = _scenario_in(found, where)
+    scenario = scenario_in(found, where)
     if scenario.name != entry.name:
         raise SpecError(
             f"{where} gives the scenario {scenario.name!r}; a registered scenario is named "
@@ -235,11 +238,11 @@ def _python(reference: str) -> Scenario:
     from modelscape.execution.resolve import load_object
 
     if reference.endswith(".py"):
-        return _only_scenario_in(Path(reference))
-    return _scenario_in(load_object(reference), reference)
+        return _onlyscenario_in(Path(reference))
+    return scenario_in(load_object(reference), reference)
 
 
-def _only_scenario_in(path: Path) -> Scenario:
+def _onlyscenario_in(path: Path) -> Scenario:
     """The one Scenario or Spec a Python file defines at its top level."""
     import importlib.util
 
@@ -260,7 +263,7 @@ def _only_scenario_in(path: Path) -> Scenario:
     }
     if len(defined) == 1:
         ((name, value),) = defined.items()
-        return _scenario_in(value, f"{path}:{name}")
+        return scenario_in(value, f"{path}:{name}")
     if not defined:
         raise SpecError(
             f"{path} defines no Scenario or Spec at its top level; name the object or the "
