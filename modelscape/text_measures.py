@@ -203,7 +203,8 @@ class _Embedding:
         except ExecutionError:
             raise
         except Exception as error:  # the user's function: say whose failure it is
-            raise ExecutionError(f"{where} failed: {error!r}") from error
+            # the error may quote the whole reply, which can be megabytes of hostile text
+            raise ExecutionError(f"{where} failed: {_shortened(repr(error))}") from error
         if vector.ndim == 2 and vector.shape[0] == 1:
             vector = vector[0]
         if vector.ndim != 1 or vector.size == 0:
@@ -218,6 +219,10 @@ class _Embedding:
             raise ExecutionError(f"{where} returned the zero vector, which has no direction")
         scaled: list[float] = (vector / (2 * length)).tolist()
         return scaled  # type: ignore[return-value]
+
+
+def _shortened(text: str, most: int = 300) -> str:
+    return text if len(text) <= most else f"{text[:most]}... ({len(text):,} characters)"
 
 
 def _embedder_name(embedder: str | Embedder) -> str:

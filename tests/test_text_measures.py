@@ -196,6 +196,16 @@ def test_a_misbehaving_embedder_is_named_in_a_clear_error(name: str, message: st
         asyncio.run(measure.key_of(_response("yes")))
 
 
+def test_an_embedder_error_quoting_a_huge_reply_is_shortened() -> None:
+    measure = embedding_difference("python:tests.support.embedders:quoting")
+    with pytest.raises(ExecutionError) as raised:
+        asyncio.run(measure.key_of(_response("spam " * 100_000)))
+    message = str(raised.value)
+    assert message.startswith("embedder python:tests.support.embedders:quoting failed: ValueError(")
+    assert len(message) < 500
+    assert "characters)" in message
+
+
 SPEC = """\
 name: free-text
 prompt: |-

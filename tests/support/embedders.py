@@ -42,3 +42,8 @@ def broken(texts: Sequence[str]) -> list[list[float]]:
 
 
 NOT_A_FUNCTION = 3
+
+
+def quoting(texts: Sequence[str]) -> list[list[float]]:
+    """An embedder whose error quotes the whole text, as many libraries' errors do."""
+    raise ValueError(f"cannot embed {texts[0]!r}")
