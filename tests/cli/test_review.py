@@ -102,6 +102,15 @@ def test_specs_lists_the_shipped_specs(tmp_path: Path, monkeypatch: pytest.Monke
     assert lines[1].endswith("Does social pressure move a correct factual answer?")
 
 
+def test_the_readme_shows_what_specs_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("$ modelscape specs\n", 1)[1].split("\n\n", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    assert _ok("specs") == shown + "\n"
+
+
 def test_lexicons_lists_the_shipped_lexicons() -> None:
     out = _ok("lexicons")
     lines = {line.split()[0]: line for line in out.splitlines()}
