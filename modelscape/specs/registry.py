@@ -246,7 +246,7 @@ def _onlyscenario_in(path: Path) -> Scenario:
     """The one Scenario or Spec a Python file defines at its top level."""
     import importlib.util
 
-    if not path.is_file():
+    if not _is_file(path):
         raise SpecError(f"{path}: no such Python file")
     spec = importlib.util.spec_from_file_location(path.stem, path)
     if spec is None or spec.loader is None:
@@ -313,6 +313,14 @@ def _local_by_name(name: str) -> Iterator[str]:
             yield str(file.relative_to(base))
 
 
+def _is_file(path: Path) -> bool:
+    """Whether ``path`` is a file; a name the system cannot look up (too long, say) is not."""
+    try:
+        return path.is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def find_scenario(reference: str) -> Scenario:
     """The scenario ``reference`` names (see the module's docstring for every form).
 
@@ -327,7 +335,9 @@ def find_scenario(reference: str) -> Scenario:
     if path_part.endswith(".py"):
         return _python(reference)
     path = Path(reference)
-    if path.suffix in (".yaml", ".yml") or path.is_file():
+    if path.suffix in (".yaml", ".yml") or _is_file(path):
+        if not _is_file(path):
+            raise SpecError(f"{path}: no such file")
         return load_spec(path).scenario()
     if "@" in reference:
         name, _, source = reference.rpartition("@")

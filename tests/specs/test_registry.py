@@ -13,12 +13,15 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import zipfile
 from importlib.resources import files
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from modelscape.cli import main
 from modelscape.errors import SpecError
@@ -287,3 +290,22 @@ def test_a_spec_file_inside_a_zipped_package_is_read_through_importlib_resources
     assert scenario_in(package.FILE, "zipped").name == "filed"
     with pytest.raises(SpecError, match="zipped: cannot read the spec file"):
         scenario_in(files("zipped_scenarios") / "bad.yaml", "zipped")
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.text(max_size=300).filter(lambda text: not text.startswith("python:"))
+    | st.text(alphabet="a/.:@", max_size=5000).filter(lambda text: ":" not in text)
+)
+def test_any_reference_is_a_scenario_or_a_clear_error(reference: str) -> None:
+    # in a folder that holds nothing, so a reference can only name the shipped specs
+    with tempfile.TemporaryDirectory() as empty:
+        here = os.getcwd()
+        os.chdir(empty)
+        try:
+            said = find_scenario(reference).name  # only a shipped name gets here
+        except SpecError as error:
+            said = str(error)  # anything else than a SpecError fails the test
+        finally:
+            os.chdir(here)
+    assert said
