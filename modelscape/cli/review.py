@@ -125,10 +125,20 @@ def specs() -> None:
     origin_width = max(len(origin) for origin in origins)
     for item, origin in zip(found, origins, strict=True):
         summary = item.summary if item.problem is None else f"cannot be read: {item.problem}"
-        click.echo(
+        line = (
             f"{item.name:<{name_width}}  {item.version or '?':<{version_width}}  "
             f"{origin:<{origin_width}}  {summary}".rstrip()
         )
+        click.echo(_printable(line))
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters escaped: names and summaries come from local files
+    and installed packages, and an escape sequence in one would rewrite the terminal."""
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode()
+        for c in text
+    )
 
 
 @click.command()

@@ -309,3 +309,19 @@ def test_any_reference_is_a_scenario_or_a_clear_error(reference: str) -> None:
         finally:
             os.chdir(here)
     assert said
+
+
+def test_control_characters_of_a_local_spec_are_escaped_in_the_listing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    spec = load_spec("return-window").model_copy(
+        update={"name": "evil\x1b[2J", "description": "Clears\x07 your screen? No."}
+    )
+    spec.save(tmp_path / "evil.yaml")
+    listing = _run("specs").output
+    (line,) = [line for line in listing.splitlines() if "evil" in line]
+    assert line.startswith("evil\\x1b[2J")
+    assert "Clears\\x07 your screen?" in line
+    assert "\x1b" not in listing
+    assert "\x07" not in listing
