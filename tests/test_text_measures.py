@@ -237,6 +237,8 @@ def test_text_measures_of_a_spec_drive_profiles_and_scorecards(tmp_path: Path) -
         assert len(profile.baseline) == len(scenario.task_space.axes[0].values)
         card = results.scorecard("correct", measure)
         assert card.accuracy is not None
+    (agreement,) = results.agreement(["answer_change", "token_jaccard"])
+    assert agreement.rank_correlation is None or -1.0 <= agreement.rank_correlation <= 1.0
     # one transition recomputed by hand from the stored outputs (STATS.md's excess)
     (transition,) = results.profile("tone", "edit_distance").baseline[1:2]
     per_case = []
