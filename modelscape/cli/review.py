@@ -6,7 +6,6 @@ import csv
 import io
 import json
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -17,36 +16,16 @@ __all__ = ["register", "spreadsheet_safe"]
 
 
 def scenario_of(reference: str) -> Scenario:
-    """The scenario a command names: a spec file, a shipped spec name, or python:module:NAME.
+    """The scenario a command names; every command that takes one reads it here.
 
-    ``python:module:NAME`` (or ``python:path/to/file.py:NAME``) names a Scenario, a Spec, or a
-    function called without arguments that returns either; every command that takes a
-    scenario reads it here, so ``describe``, ``example``, ``prompts``, ``page`` and ``run``
-    accept the same references.
+    A spec file, a Python file (``path/to/file.py`` or ``path/to/file.py:NAME``),
+    ``python:module:NAME``, a shipped name or a registered one, as
+    :func:`modelscape.specs.registry.find_scenario` reads them, so ``describe``, ``example``,
+    ``prompts``, ``page`` and ``run`` accept the same references.
     """
-    from modelscape.errors import SpecError
-    from modelscape.specs import load_spec
+    from modelscape.specs.registry import find_scenario
 
-    if not reference.startswith("python:"):
-        return load_spec(reference).scenario()
-    from modelscape.execution.resolve import load_object
-
-    found: Any = load_object(reference.removeprefix("python:"))
-    if callable(found) and not isinstance(found, Scenario) and not hasattr(found, "scenario"):
-        try:
-            found = found()
-        except Exception as error:
-            raise SpecError(
-                f"{reference}: calling it to make the scenario raised {error!r}"
-            ) from error
-    if hasattr(found, "scenario") and not isinstance(found, Scenario):
-        found = found.scenario()
-    if not isinstance(found, Scenario):
-        raise SpecError(
-            f"{reference} names a {type(found).__name__}, not a spec or scenario (name a "
-            "Scenario, a Spec, or a function that returns one)"
-        )
-    return found
+    return find_scenario(reference)
 
 
 @click.command()
@@ -128,16 +107,38 @@ def spreadsheet_safe(value: object) -> object:
 
 @click.command()
 def specs() -> None:
-    """List the specs that ship with modelscape."""
-    from modelscape.specs import available, load_spec
+    """List the scenarios there are names for, with their versions and where each comes from.
 
-    names = available()
-    width = max(len(n) for n in names)
-    for name in names:
-        spec = load_spec(name)
-        summary = " ".join(spec.description.split())
-        first = summary.split("? ")[0] + ("?" if "? " in summary else "")
-        click.echo(f"{name:<{width}}  {first}")
+    Shipped specs come with modelscape; registered ones from installed packages (the
+    modelscape.scenarios entry point group); local ones are the spec files in the current
+    folder and in content/specs, named by their path. One that cannot be read is listed
+    with its problem.
+    """
+    from modelscape.specs.registry import listed
+
+    found = listed()
+    name_width = max(len(item.name) for item in found)
+    version_width = max(len(item.version or "?") for item in found)
+    origins = [
+        f"{item.source} {item.origin}" if item.source != "shipped" else "shipped" for item in found
+    ]
+    origin_width = max(len(origin) for origin in origins)
+    for item, origin in zip(found, origins, strict=True):
+        summary = item.summary if item.problem is None else f"cannot be read: {item.problem}"
+        line = (
+            f"{item.name:<{name_width}}  {item.version or '?':<{version_width}}  "
+            f"{origin:<{origin_width}}  {summary}".rstrip()
+        )
+        click.echo(_printable(line))
+
+
+def _printable(text: str) -> str:
+    """``text`` with control characters escaped: names and summaries come from local files
+    and installed packages, and an escape sequence in one would rewrite the terminal."""
+    return "".join(
+        c if c.isprintable() else c.encode("unicode_escape", "backslashreplace").decode()
+        for c in text
+    )
 
 
 @click.command()

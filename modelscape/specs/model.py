@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import math
+import re
 from typing import TypeAlias
 
 from pydantic import model_validator
@@ -13,7 +15,7 @@ from modelscape.errors import SpecError
 from modelscape.task.space import Scale
 from modelscape.templates.lexicon import MAX_ENTRIES
 
-__all__ = ["AnswerSpec", "Condition", "Correct", "Range", "Varied"]
+__all__ = ["AnswerSpec", "Condition", "Correct", "Range", "Varied", "measure_name", "text_measure"]
 
 #: A group or table condition: one value, or any of several.
 Condition: TypeAlias = AxisValue | tuple[AxisValue, ...]
@@ -73,3 +75,25 @@ class AnswerSpec(FrozenModel):
     pattern: str | None = None
     choices: tuple[AxisValue, ...]
     correct: Correct | None = None
+
+
+#: ``embedding:`` and an installed module's function; never a file path, since a contributed
+#: spec could ship a Python file beside itself and so have it run
+_EMBEDDER = re.compile(r"embedding:[A-Za-z_][\w.]*:[A-Za-z_]\w*")
+
+
+def text_measure(name: str) -> str:
+    """``name`` if it names a text measure a spec may list; raises ValueError otherwise."""
+    from modelscape.text_measures import TEXT_MEASURES
+
+    if name in TEXT_MEASURES or _EMBEDDER.fullmatch(name):
+        return name
+    known = [*TEXT_MEASURES, "embedding:MODULE:FUNCTION"]
+    hint = difflib.get_close_matches(name, known, n=1)
+    extra = f" (did you mean {hint[0]!r}?)" if hint else ""
+    raise ValueError(f"unknown text measure {name!r}{extra}; use {', '.join(known)}")
+
+
+def measure_name(name: str) -> str:
+    """The name of the measure a spec's ``measures`` entry makes (what analyses take)."""
+    return "embedding_distance" if name.startswith("embedding:") else name

@@ -21,7 +21,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from modelscape._identity import AxisValue
 from modelscape.errors import SpecError, TaskSpaceError, TemplateError
 from modelscape.specs.answer import read_answer
-from modelscape.specs.model import Condition, Range, Varied
+from modelscape.specs.model import Condition, Range, Varied, measure_name, text_measure
 from modelscape.specs.problems import (
     Problems,
     among,
@@ -300,6 +300,8 @@ def read_spec(
             fields[key] = _read_groups(_mapping(value, key, problems, model), template, problems)
         elif key == "answer":
             fields[key] = read_answer(value, template, problems)
+        elif key == "measures":
+            fields[key] = _read_measures(value, model, problems)
         else:
             fields[key], wrong = read_field(model, key, value)
             if wrong is not None:
@@ -307,6 +309,29 @@ def read_spec(
     if problems.found:
         raise SpecError(problems.found)
     return fields
+
+
+def _read_measures(value: Any, model: type[BaseModel], problems: Problems) -> tuple[str, ...]:
+    """The text measures a spec names, each once (their measures' names must differ)."""
+    if not isinstance(value, list):
+        problems.add("measures", f"must be {model.model_fields['measures'].description}")
+        return ()
+    names: list[str] = []
+    for index, name in enumerate(value):
+        where = item("measures", index)
+        if not isinstance(name, str):
+            problems.add(where, f"a measure is named by a text, not {name!r}")
+            continue
+        try:
+            text_measure(name)
+        except ValueError as error:
+            problems.add(where, str(error))
+            continue
+        if any(measure_name(name) == measure_name(other) for other in names):
+            problems.add(where, f"{measure_name(name)} is listed twice; list each measure once")
+            continue
+        names.append(name)
+    return tuple(names)
 
 
 def _read_slots(raw: Mapping[Any, Any], problems: Problems) -> dict[str, Lexicon]:

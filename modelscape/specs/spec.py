@@ -15,8 +15,9 @@ from modelscape._model import FrozenModel
 from modelscape._yaml import describe, load_yaml, read_yaml_text
 from modelscape.answers import Answer, json_field, text_match
 from modelscape.errors import SpecError, TaskSpaceError, TemplateError
+from modelscape.measures import DifferenceMeasure
 from modelscape.scenario import Scenario
-from modelscape.specs.model import AnswerSpec, Condition, Correct, Varied
+from modelscape.specs.model import AnswerSpec, Condition, Correct, Varied, text_measure
 from modelscape.specs.read import read_spec
 from modelscape.task.coordinate import same_value
 from modelscape.templates.lexicon import Lexicon
@@ -65,6 +66,15 @@ def _version_text(version: object) -> object:
     return version
 
 
+def _measure_of(name: str) -> DifferenceMeasure:
+    """The difference measure a spec's ``measures`` entry names."""
+    from modelscape.text_measures import TEXT_MEASURES, embedding_difference
+
+    if name in TEXT_MEASURES:
+        return TEXT_MEASURES[name]()
+    return embedding_difference("python:" + name.removeprefix("embedding:"))
+
+
 class Spec(FrozenModel):
     """A scenario written as data, read from and written to YAML.
 
@@ -74,7 +84,8 @@ class Spec(FrozenModel):
     to texts, a list of rows, or a range ``{start, stop, step}``; a text may be one text per
     prompt version. ``vary`` maps each attribute to vary to its scale, or to a ``Varied``.
     ``groups`` name the cases whose attributes match their conditions, each with its own
-    scorecard. ``answer`` says how to read the answer and which one is correct.
+    scorecard. ``answer`` says how to read the answer and which one is correct. ``measures``
+    adds text measures (see :mod:`modelscape.text_measures`) to every run's difference measures.
     """
 
     # The fields below are the schema of a spec document: its keys, their order in YAML, their
@@ -101,6 +112,11 @@ class Spec(FrozenModel):
     )
     answer: AnswerSpec = Field(
         description="{field: NAME, choices: [...]} or {pattern: ..., choices: [...]}"
+    )
+    measures: tuple[Annotated[str, AfterValidator(text_measure)], ...] = Field(
+        (),
+        description="a list of text measures: edit_distance, token_jaccard or "
+        "embedding:MODULE:FUNCTION",
     )
     cases: int | None = Field(None, ge=1, description="a whole number of at least 1")
     repetitions: int = Field(5, ge=1, description="a whole number of at least 1")
@@ -186,6 +202,8 @@ class Spec(FrozenModel):
                 [_conditions(r) for r in correct] if isinstance(correct, tuple) else correct
             )
         out["answer"] = answer
+        if self.measures:
+            out["measures"] = list(self.measures)
         for key in ("cases", "repetitions", "seed"):
             if getattr(self, key) != _default(key):
                 out[key] = getattr(self, key)
@@ -250,6 +268,7 @@ class Spec(FrozenModel):
             task_space=space,
             answer=self.answer_reader(),
             repetitions=self.repetitions,
+            measures=tuple(_measure_of(name) for name in self.measures),
             groups=groups,
             seed=self.seed,
         )

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 from modelscape.errors import ExecutionError
-from modelscape.specs import load_spec
 from modelscape.target.protocol import Target
 from modelscape.target.registry import Provider
 from modelscape.targets.oracle import OracleTarget
@@ -62,7 +61,10 @@ def _needs(name: str, argument: str | None) -> str:
 
 
 def _oracle(spec: str) -> Target:
-    return OracleTarget(load_spec(spec).scenario())
+    # any reference a command takes: a spec file, a shipped or registered name, python:...
+    from modelscape.specs.registry import find_scenario
+
+    return OracleTarget(find_scenario(spec))
 
 
 #: Reference targets by name; each factory takes the text after ``name:`` (or None).

@@ -90,7 +90,8 @@ def test_prompts_rejects_an_unknown_format() -> None:
     assert "'xml' is not one of 'csv', 'jsonl'" in result.output
 
 
-def test_specs_lists_the_shipped_specs() -> None:
+def test_specs_lists_the_shipped_specs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)  # a folder without local specs
     lines = _ok("specs").splitlines()
     assert [line.split()[0] for line in lines] == [
         "fair-lending",
@@ -99,6 +100,15 @@ def test_specs_lists_the_shipped_specs() -> None:
         "review-injection",
     ]
     assert lines[1].endswith("Does social pressure move a correct factual answer?")
+
+
+def test_the_readme_shows_what_specs_prints(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    readme = (Path(__file__).parents[2] / "README.md").read_text(encoding="utf-8")
+    shown = readme.split("$ modelscape specs\n", 1)[1].split("\n\n", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    assert _ok("specs") == shown + "\n"
 
 
 def test_lexicons_lists_the_shipped_lexicons() -> None:
@@ -126,8 +136,9 @@ def test_an_unknown_spec_is_an_error_without_a_traceback() -> None:
     result = _run("describe", "presure")
     assert result.exit_code == 1
     assert result.stderr == (
-        "error: no shipped spec 'presure' (did you mean 'pressure'?); shipped: fair-lending, "
-        "pressure, return-window, review-injection\n"
+        "error: no scenario 'presure' (did you mean 'pressure'?); shipped: fair-lending, "
+        "pressure, return-window, review-injection; registered: none (a spec or Python file is "
+        "named by its path)\n"
     )
     assert "Traceback" not in result.output
     missing = _run("example", "missing.yaml")

@@ -59,7 +59,7 @@ def test_run_a_python_scenario_with_overrides(cli: click.Group, tmp_path: Path) 
     ("arguments", "message"),
     [
         (["run", "pressure", "--target", "nope:x"], "unknown target 'nope:x'"),
-        (["run", "no-such-spec", "--target", "echo"], "no shipped spec"),
+        (["run", "no-such-spec", "--target", "echo"], "no scenario 'no-such-spec'"),
         (
             ["run", "python:tests.support.mapping_space:FAST", "--target", "echo"],
             "not a spec or scenario",

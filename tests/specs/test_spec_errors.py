@@ -52,7 +52,7 @@ def test_every_problem_is_reported_at_once() -> None:
     problems = caught.value.problems
     assert problems == (
         "colour: unknown key; allowed: name, version, description, system, prompt, slots, vary, "
-        "groups, answer, cases, repetitions, seed",
+        "groups, answer, measures, cases, repetitions, seed",
         problems[1],
         "vary.n.scale: unknown scale 'ordnal' (did you mean 'ordinal'?); use nominal, ordinal "
         "or numeric",
