@@ -38,7 +38,6 @@ from modelscape.errors import ModelscapeError
 from modelscape.pages.page import PLOTLY_FILE, PLOTLY_LICENSE, STYLESHEET
 from modelscape.pages.report import disagreement
 from modelscape.report.report import Report
-from modelscape.scenarios import shipped_scenario
 from modelscape.site.catalog import Catalog, RunSummary
 from modelscape.site.config import SiteError
 from modelscape.site.confine import OutputFolder
@@ -59,6 +58,7 @@ from modelscape.site.pagesource import PageMaker
 from modelscape.site.render import ASSETS
 from modelscape.site.staging import staged
 from modelscape.site.theme import Theme
+from modelscape.specs.registry import registered_scenario
 
 __all__ = ["BuildResult", "Job", "build_site"]
 
@@ -189,7 +189,7 @@ def _plan(
         jobs.append(Job(path, digest_of(base, path, sorted(keys.values()), slugs), make))
     for name in catalog.scenario_pages:
         spec = maker.spec_of(name)
-        python = shipped_scenario(name) if spec is None else None
+        python = registered_scenario(name) if spec is None else None
         spec_inputs = (
             (spec.name, hashes(spec)) if spec is not None else python and python.identity.id
         )

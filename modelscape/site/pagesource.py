@@ -19,7 +19,6 @@ from modelscape.pages.page import STYLESHEET
 from modelscape.pages.report import load_outputs
 from modelscape.report.report import Report
 from modelscape.results.results import Results
-from modelscape.scenarios import shipped_scenario
 from modelscape.site.catalog import Catalog
 from modelscape.site.content import Content, PageSource, RunFolder
 from modelscape.site.embeds import Embeds, RunData
@@ -39,6 +38,7 @@ from modelscape.site.views import (
     SiteScenarioPage,
 )
 from modelscape.specs import available, load_spec, shipped_path
+from modelscape.specs.registry import registered_scenario
 
 __all__ = ["Made", "PageMaker", "search_text"]
 
@@ -88,7 +88,7 @@ class PageMaker:
         #: Each run's outputs, read once for all the pages that embed its results.
         self._results: dict[str, Results | None] = {}
         for run in catalog.runs.values():
-            if self.spec_of(run.scenario) is None and shipped_scenario(run.scenario) is None:
+            if self.spec_of(run.scenario) is None and registered_scenario(run.scenario) is None:
                 warnings.append(
                     f"{content.root / 'runs' / run.run}: its spec {run.scenario!r} is missing: "
                     f"add it to {content.root / 'specs'} to show the scenario's variants"
@@ -126,7 +126,7 @@ class PageMaker:
         def make() -> Made:
             page: Page = RunsPage(name, self.catalog)
             description = ""
-            python = shipped_scenario(name) if spec is None else None
+            python = registered_scenario(name) if spec is None else None
             if python is not None:  # a scenario written in Python and shipped with modelscape
                 page = SiteScenarioPage(python, self.catalog)
                 description = python.description

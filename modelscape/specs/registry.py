@@ -32,12 +32,22 @@ from typing import Any, Literal
 import yaml
 
 from modelscape._model import FrozenModel
+from modelscape._version import DISTRIBUTION
 from modelscape._yaml import load_yaml, read_yaml_text
 from modelscape.errors import ModelscapeError, SpecError
 from modelscape.scenario import Scenario
 from modelscape.specs.spec import Spec
 
-__all__ = ["GROUP", "SHIPPED", "Listed", "find_scenario", "listed", "local_files", "scenario_in"]
+__all__ = [
+    "GROUP",
+    "SHIPPED",
+    "Listed",
+    "find_scenario",
+    "listed",
+    "local_files",
+    "registered_scenario",
+    "scenario_in",
+]
 
 #: The entry point group other packages register scenarios in.
 GROUP = "modelscape.scenarios"
@@ -82,7 +92,15 @@ def _distribution(entry: EntryPoint) -> str:
     return entry.dist.name if entry.dist is not None else "an unnamed distribution"
 
 
+def _own(entry: EntryPoint) -> bool:
+    """Whether modelscape itself registers the entry: a scenario written in Python and
+    shipped with it (modelscape/scenarios), listed and named as shipped."""
+    return _distribution(entry) == DISTRIBUTION
+
+
 def _origin(entry: EntryPoint) -> str:
+    if _own(entry):
+        return SHIPPED
     version = f" {entry.dist.version}" if entry.dist is not None else ""
     return f"{_distribution(entry)}{version} ({entry.value})"
 
@@ -135,6 +153,21 @@ def _registered(entry: EntryPoint) -> Scenario:
             "as its entry point is, so rename one of them"
         )
     return scenario
+
+
+def registered_scenario(name: str) -> Scenario | None:
+    """The scenario registered under exactly ``name`` (by modelscape or another installed
+    package), or None when no entry has that name or the one that does cannot be loaded.
+
+    For a site, which shows a run's scenario when it can and lists the run either way.
+    """
+    entries = _entries(name)
+    if len(entries) != 1:
+        return None
+    try:
+        return _registered(entries[0])
+    except SpecError:
+        return None
 
 
 # -- local spec files ---------------------------------------------------------------------------
@@ -219,7 +252,7 @@ def listed(folder: Path | None = None) -> tuple[Listed, ...]:
             Listed(
                 name=entry.name,
                 version=scenario.version,
-                source="registered",
+                source="shipped" if _own(entry) else "registered",
                 origin=_origin(entry),
                 summary=_summary(scenario.description),
             )
@@ -282,9 +315,13 @@ def _known_names() -> list[str]:
 def _qualified(name: str, source: str) -> Scenario:
     from modelscape.specs import available, shipped_path
 
-    if source == SHIPPED:
+    if source == SHIPPED and name in available():
         return Spec.load(shipped_path(name)).scenario()
-    entries = [entry for entry in _entries(name) if _distribution(entry) == source]
+    entries = [
+        entry
+        for entry in _entries(name)
+        if _distribution(entry) == source or (source == SHIPPED and _own(entry))
+    ]
     if entries:
         return _registered(entries[0])
     holders = sorted({_distribution(entry) for entry in _entries(name)})
