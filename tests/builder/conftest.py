@@ -9,8 +9,8 @@ from modelscape.builder import Builder
 
 @pytest.fixture
 def cities() -> Builder:
-    """A small complete spec: a city with a property, a tone, and a JSON answer."""
-    builder = Builder("Is Paris the capital of France? Answer politely.", name="capitals")
+    """A small complete spec: a city with a property, and a JSON answer the prompt asks for."""
+    builder = Builder("Is Paris the capital of France? Answer politely, in JSON.", name="capitals")
     builder.mark(0, 3, 8, "city")
     builder.rows(
         "city",
