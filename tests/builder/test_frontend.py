@@ -114,13 +114,14 @@ def test_a_whole_piece_selected_with_the_mouse_and_a_shipped_lexicon(open_builde
 
 
 def test_the_front_end_edits_values_scale_and_answer(open_builder: Any) -> None:
-    builder = Builder("Ship in 3 days?")
+    builder = Builder("Ship in 3 days? Reply in JSON.")
     builder.mark(0, 8, 9, "days")
     builder.range("days", 1, 5, 1)
     page = open_builder(builder)
     page.locator("section:has(h3:text('What varies')) select").first.select_option("numeric")
     _deliver(page, builder)
-    assert builder.draft.data["vary"] == {"days": "numeric"}
+    # the example's 3 stays the baseline of the increasing numbers a numeric scale needs
+    assert builder.draft.data["vary"] == {"days": {"scale": "numeric", "baseline": 3}}
     page.fill("input[placeholder='field name or pattern']", "ok")
     page.fill("input[placeholder='choices, comma separated']", "true, false")
     page.select_option("select.ms-kind", "one")
