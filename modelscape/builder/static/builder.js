@@ -345,7 +345,7 @@ function render({ model, el }) {
         ? versions.map((v, i) => h("td", {}, text(r.text[i], (typed) => change(index, (o) => (o.text[show(v)] = typed)), `text ${index} (${show(v)})`)))
         : h("td", {}, text(r.text, (typed) => change(index, (o) => (o.text = typed)), `text ${index}`)),
       slot.properties.map((p) => h("td", {}, input(r.properties[p] === null ? "" : show(r.properties[p]), (typed) => change(index, (o) => (o[p] = typed)), { "aria-label": `${p} ${index}` }))),
-      h("td", {}, index > 0 ? h("button", { class: "ms-small", title: "move up", onclick: () => send(`slot:${slot.name}`, "move", [slot.name, index]) }, "↑") : null)));
+      h("td", {}, index > 0 ? h("button", { class: "ms-small", title: "move up", "aria-label": `move value ${index} up`, onclick: () => send(`slot:${slot.name}`, "move", [slot.name, index]) }, "↑") : null)));
     // long lists (the shipped names have 70) stay folded until asked for
     return h("details", { open: slot.rows.length <= 12 },
       h("summary", {}, `${slot.rows.length} value${slot.rows.length === 1 ? "" : "s"}`),
