@@ -19,6 +19,7 @@ from modelscape.builder.draft import Assessment, jsonable
 from modelscape.builder.pieces import split
 from modelscape.builder.preview import Preview
 from modelscape.builder.state import Data, attribute_values, lexicon_of, prompt_texts, slots_of
+from modelscape.builder.values import baseline_of
 from modelscape.errors import SpecError
 from modelscape.task.coordinate import same_value
 from modelscape.templates.lexicon import Lexicon
@@ -70,6 +71,7 @@ def _slots(data: Data, labels: list[AxisValue]) -> list[dict[str, Any]]:
         except SpecError as error:
             shown.append(slot | {"error": str(error), "rows": [], "properties": []})
             continue
+        slot["baseline"] = baseline_of(data, name, lexicon)
         slot["versioned"] = lexicon.versioned
         slot["properties"] = list(lexicon.properties)
         slot["rows"] = [_row(lexicon, index, labels) for index in range(len(lexicon))]

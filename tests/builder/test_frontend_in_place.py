@@ -85,6 +85,9 @@ def test_tab_moves_through_the_values_table_while_edits_apply(open_builder: Any)
 def test_answer_dropdowns_follow_the_choices_as_typed(open_builder: Any) -> None:
     builder = _refund()
     page = open_builder(builder)
+    # the values are in increasing order; the example's 12 is the baseline row
+    first_cells = page.locator(".ms-slot-box tbody tr td:first-child").all_inner_texts()
+    assert first_cells == ["0", "baseline", "2", "3", "4"]
     page.select_option("select.ms-mode", "word")
     assert page.is_hidden("input[placeholder='field name or pattern']")
     page.fill(".ms-choices", "yes, no")

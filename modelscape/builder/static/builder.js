@@ -339,7 +339,7 @@ function render({ model, el }) {
       slot.properties.map((p) => h("th", {}, p, h("button", { class: "ms-small", title: `drop ${p}`, onclick: () => send(`slot:${slot.name}`, "drop", [slot.name, p]) }, "×"))),
       h("th", {}));
     const body = slot.rows.map((r, index) => h("tr", {},
-      h("td", {}, index === 0 ? "baseline" : String(index)),
+      h("td", {}, same(r.label, slot.baseline) ? "baseline" : String(index)),
       h("td", {}, input(show(r.label), (typed) => change(index, (o) => (o.label = typed)), { "aria-label": `label ${index}` })),
       perVersion
         ? versions.map((v, i) => h("td", {}, text(r.text[i], (typed) => change(index, (o) => (o.text[show(v)] = typed)), `text ${index} (${show(v)})`)))
