@@ -196,8 +196,10 @@ def test_refund_eligibility_is_written_through_the_widget(lab: tuple[str, Path])
         # a panel opened stays open through every change below
         page.click(".ms-builder .ms-yaml-panel summary")
 
-        # a choice typed but not applied yet must survive every change that follows
-        page.fill(".ms-builder .ms-choices", "yes, no")
+        # choices typed key by key (no notebook shortcut may take the keys) and not applied
+        # yet must survive every change that follows
+        page.click(".ms-builder .ms-choices")
+        page.keyboard.type("yes, no")
 
         _select(page, "12")
         page.wait_for_function(
@@ -215,6 +217,14 @@ def test_refund_eligibility_is_written_through_the_widget(lab: tuple[str, Path])
         box.locator("button.ms-vary-numeric").click()
         page.wait_for_function("document.querySelectorAll('.ms-builder .ms-variant').length === 8")
         assert page.locator(".ms-builder .ms-choices").input_value() == "yes, no"
+        assert page.locator(".jp-Notebook .jp-Cell").count() == 2  # no shortcut added a cell
+
+        # Tab moves through the values table, inside the notebook's output
+        page.focus(".ms-builder [aria-label='label 0']")
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "text 0"
+        page.keyboard.press("Tab")
+        assert page.evaluate("document.activeElement.getAttribute('aria-label')") == "label 1"
 
         # the answer: a word of the reply, yes up to 30 days and no after
         page.select_option(".ms-builder select.ms-mode", "word")
