@@ -8,13 +8,13 @@ or wrong, each problem with its path in the spec, exactly as loading the YAML wo
 from __future__ import annotations
 
 import copy
+import re
 from collections.abc import Mapping
 from typing import Any
 
 import yaml
 from pydantic import ValidationError
 
-from modelscape._identity import JsonValue
 from modelscape._model import FrozenModel
 from modelscape.builder.state import Data
 from modelscape.errors import ModelscapeError, SpecError
@@ -22,7 +22,14 @@ from modelscape.scenario import Scenario
 from modelscape.specs.spec import Spec
 from modelscape.templates.entry import spell
 
-__all__ = ["Assessment", "Draft", "assess", "jsonable", "preview_rows", "yaml_text"]
+__all__ = [
+    "Assessment",
+    "Draft",
+    "assess",
+    "jsonable",
+    "unasked_json",
+    "yaml_text",
+]
 
 
 class Draft(FrozenModel):
@@ -78,35 +85,34 @@ def assess(data: Data) -> Assessment:
             list(scenario.variants())
     except (ModelscapeError, ValidationError) as error:
         return Assessment(Draft(data=kept, problems=_problems(error)), spec, None)
+    unasked = unasked_json(spec)
+    if unasked is not None:
+        return Assessment(Draft(data=kept, problems=(unasked,)), spec, scenario)
     return Assessment(Draft(data=kept), spec, scenario)
 
 
-def preview_rows(scenario: Scenario) -> list[dict[str, JsonValue]]:
-    """Every variant of the scenario's first case: what changes, its correct answer, its prompt.
+def unasked_json(spec: Spec) -> str | None:
+    """The problem of an answer read from a JSON field that nothing asks the model to write.
 
-    The same variants as ``Scenario.example``, as rows in the shape of ``Scenario.prompts``.
+    A reply is read as JSON only when the model was told to reply in JSON; a spec whose system
+    prompt and prompt never mention it (neither the word nor the field written as a JSON key,
+    ``"eligible":``) would count nearly every reply as unanswered, so a draft with such an
+    answer is not complete.
     """
-    space = scenario.task_space
-    case = next(iter(space.cases))
-    baseline = space.baseline
-    rows: list[dict[str, JsonValue]] = []
-    for coordinate in scenario.coordinates():
-        variant = space.variant(case, coordinate)
-        changed = variant.changed(baseline)
-        rows.append(
-            {
-                "case": case,
-                "changed": ", ".join(
-                    f"{axis}={spell(variant.coordinate[axis])}" for axis in changed
-                )
-                or "baseline",
-                "coordinate": dict(variant.coordinate.items()),
-                "system": variant.prompt.system,
-                "prompt": "\n\n".join(m.content for m in variant.prompt.messages),
-                "answer": variant.reference,
-            }
-        )
-    return rows
+    if spec.answer.field is None:
+        return None
+    texts = [spec.system or ""]
+    if isinstance(spec.prompt, str):
+        texts.append(spec.prompt)
+    else:
+        texts += [text for versions in spec.prompt.values() for text in versions.values()]
+    key = re.compile(r'"' + re.escape(spec.answer.field) + r'"\s*:')
+    if any("json" in text.lower() or key.search(text) for text in texts):
+        return None
+    return (
+        f"answer.field: the answer is read from the JSON field {spec.answer.field!r}, but "
+        "neither the system prompt nor the prompt asks for a JSON reply"
+    )
 
 
 class _Dumper(yaml.SafeDumper):

@@ -61,14 +61,46 @@ def version_key(
     raise SpecError(f"{where}: no prompt version {version!r}; versions: {list(texts)}")
 
 
-def _suggest(text: str, taken: Sequence[str]) -> str:
-    """A slot name made from the first words of ``text``, unique among ``taken``."""
+def _suggest(text: str, taken: Sequence[str], before: str = "", after: str = "") -> str:
+    """A slot name made from the first words of ``text``, unique among ``taken``.
+
+    A selection without words, such as the 12 of "12 days", is named after the word that
+    follows it (or, at the end of a sentence, the one before it): a number's unit says what
+    it counts far better than a generic ``value`` would.
+    """
     words = re.findall(r"[^\W\d_]+", text.lower())
+    if not words:
+        following = re.match(r"\W*([^\W\d_]+)", after)
+        preceding = re.search(r"([^\W\d_]+)\W*$", before)
+        found = following or preceding
+        words = [found.group(1).lower()] if found else []
     base = "_".join(words[:2])[:24] or "value"
     name, count = base, 2
-    while name in taken:
+    while name in taken or not name.isidentifier():
         name, count = f"{base}{count}", count + 1
     return name
+
+
+def _with_example(lexicon: Lexicon, chosen: str) -> Lexicon:
+    """A shipped lexicon with the selected text as its first value, the baseline.
+
+    An entry that reads as the selection moves to the top; otherwise the selection is added
+    as a value of its own (its properties empty, to be filled in the values table), so
+    choosing a lexicon for an example's name never replaces that name.
+    """
+    if not chosen:
+        return lexicon
+    entries = list(lexicon.entries)
+    found = next((e for e in entries if e.text == chosen or same(e.label, chosen)), None)
+    if found is None:
+        label = spelled_value(chosen)
+        if among(label, lexicon.labels) or (entries and type(label) is not type(entries[0].label)):
+            label = chosen if not among(chosen, lexicon.labels) else f"{chosen} (example)"
+        properties = dict.fromkeys(lexicon.properties)
+        found = Entry(label=label, text=chosen, properties=properties)
+    else:
+        entries.remove(found)
+    return Lexicon(entries=(found, *entries))
 
 
 def mark(
@@ -87,12 +119,15 @@ def mark(
     placed there; a new slot takes the selection as its one value (its label a number or a
     boolean when the selection spells one, its text the selection as written), or the values
     of the shipped lexicon ``lexicon``, in which case the selection may be empty: the slot is
-    inserted there. A new slot without a name is named after the selection or the lexicon.
+    inserted there. A selected text stays the baseline of a lexicon's values (added to them
+    when the lexicon lacks it). A new slot without a name is named after the selection (a
+    number after the word that follows it) or the lexicon.
     """
     where = "mark"
     attribute, texts = prompt_texts(data, where)
     key = version_key(attribute, texts, version, where)
-    chosen = selected_piece(split(texts[key], "prompt"), piece, start, end, where)[start:end]
+    literal = selected_piece(split(texts[key], "prompt"), piece, start, end, where)
+    chosen = literal[start:end]
     slots = slots_of(data)
     taken = [*slots, *([attribute] if attribute else [])]
     if slot is not None:
@@ -113,14 +148,14 @@ def mark(
                 f"shipped: {', '.join(lexicons.available())}"
             )
         name = slot or _suggest(lexicon, taken)
-        slots[name] = lexicon
+        slots[name] = slot_data(_with_example(lexicons.get(lexicon), chosen))
     else:
         if not chosen:
             raise SpecError(
                 f"{where}: select some text to make a slot of (characters {start} to {end} are "
                 "empty), or give a shipped lexicon to insert one"
             )
-        name = slot or _suggest(chosen, taken)
+        name = slot or _suggest(chosen, taken, literal[:start], literal[end:])
         entry = Entry(label=spelled_value(chosen), text=chosen)
         slots[name] = slot_data(Lexicon(entries=(entry,)))
     texts[key] = place_slot(texts[key], piece, start, end, name, where)

@@ -13,7 +13,16 @@ from collections.abc import Mapping, Sequence
 from typing import Any, get_args
 
 from modelscape._identity import AxisValue
-from modelscape.builder.state import Data, among, attribute_values, nearest, ordered
+from modelscape.builder.state import (
+    Data,
+    among,
+    attribute_values,
+    lexicon_of,
+    nearest,
+    ordered,
+    slots_of,
+)
+from modelscape.builder.values import baseline_of, with_baseline
 from modelscape.errors import SpecError
 from modelscape.task.space import Scale
 
@@ -43,9 +52,17 @@ def vary(data: Data, attribute: str, scale: str | None) -> Data:
 
     Values and a baseline already chosen for it (in a spec's ``{scale, values, baseline}``)
     stay. A numeric scale needs numbers, so it is refused for an attribute with other values.
+    A slot keeps its baseline: a numeric scale puts its values in increasing order and names
+    the baseline, any other scale (or none) puts the baseline first again.
     """
     where = f"vary {attribute}"
     values = _attribute(data, attribute, where)
+    slots = slots_of(data)
+    example = (
+        baseline_of(data, attribute, lexicon_of(slots[attribute], f"slots.{attribute}"))
+        if attribute in slots
+        else None
+    )
     out = copy.deepcopy(data)
     current = dict(out.get("vary") or {})
     if scale is None:
@@ -72,7 +89,12 @@ def vary(data: Data, attribute: str, scale: str | None) -> Data:
     out["vary"] = current
     if not current:
         del out["vary"]
-    return ordered(out)
+    out = ordered(out)
+    before = current.get(attribute)
+    if example is not None and not (isinstance(before, Mapping) and "values" in before):
+        # the example's value stays the baseline whatever the scale asks of the values' order
+        out = with_baseline(out, attribute, example)
+    return out
 
 
 def _check_value(value: object, values: Sequence[AxisValue], attribute: str, where: str) -> None:

@@ -26,10 +26,21 @@ from modelscape.builder.state import (
 )
 from modelscape.errors import SpecError, TemplateError
 from modelscape.specs.model import Range
-from modelscape.templates.entry import spell
+from modelscape.templates.entry import same, spell
 from modelscape.templates.lexicon import Entry, Lexicon
 
-__all__ = ["add", "drop", "extend", "move", "per_version", "range_of", "rows", "slot_lexicon"]
+__all__ = [
+    "add",
+    "baseline_of",
+    "drop",
+    "extend",
+    "move",
+    "per_version",
+    "range_of",
+    "rows",
+    "slot_lexicon",
+    "with_baseline",
+]
 
 
 def slot_lexicon(data: Data, slot: str, where: str) -> Lexicon:
@@ -172,9 +183,14 @@ def rows(data: Data, slot: str, table: Sequence[Mapping[str, Any]]) -> Data:
 
 
 def range_of(data: Data, slot: str, start: object, stop: object, step: object) -> Data:
-    """Make the values of ``slot`` the numbers from ``start`` up to ``stop``, ``step`` apart."""
+    """Make the values of ``slot`` the numbers from ``start`` up to ``stop``, ``step`` apart.
+
+    The slot's baseline (the example's own value, unless another was chosen) stays its
+    baseline, and is added to the numbers when the range misses it: a range replaces the
+    other values, never the example. See ``baseline_of`` for where the baseline is kept.
+    """
     where = f"range {slot}"
-    slot_lexicon(data, slot, where)
+    lexicon = slot_lexicon(data, slot, where)
     for name, value in (("start", start), ("stop", stop), ("step", step)):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise SpecError(f"{where}: {name} must be a number, not {value!r}")
@@ -184,7 +200,69 @@ def range_of(data: Data, slot: str, start: object, stop: object, step: object) -
         raise SpecError(f"{where}: {error}") from None
     except ValidationError as error:  # pragma: no cover - the checks above come first
         raise SpecError(f"{where}: {error.errors()[0]['msg']}") from None
-    return _write(data, slot, bounds.model_dump())
+    example = baseline_of(data, slot, lexicon)
+    numbers = list(bounds.numbers())
+    if isinstance(example, bool) or not isinstance(example, int | float):
+        # a text or a boolean cannot sit among numbers: the range replaces it
+        return with_baseline(_write(data, slot, bounds.model_dump()), slot, None)
+    if not among(example, numbers):
+        numbers = sorted([*numbers, example])
+    entries = [Entry(label=number, text=spell(number)) for number in numbers]
+    return with_baseline(_stored(data, slot, _entries(where, entries)), slot, example)
+
+
+def baseline_of(data: Data, slot: str, lexicon: Lexicon) -> AxisValue:
+    """The baseline of ``slot``: the one ``vary`` names, or else its first value.
+
+    A builder keeps the example's value as the baseline. While a slot is not varied on a
+    numeric scale that is simply its first value (the top row); a numeric scale needs its
+    values in increasing order, so there the baseline is named in ``vary`` instead.
+    """
+    varied = _varied(data).get(slot)
+    if isinstance(varied, Mapping) and "baseline" in varied:
+        chosen = varied["baseline"]
+        if among(chosen, lexicon.labels):
+            return next(label for label in lexicon.labels if same(label, chosen))
+    return lexicon.labels[0]
+
+
+def _varied(data: Data) -> dict[str, Any]:
+    vary = data.get("vary")
+    return dict(vary) if isinstance(vary, Mapping) else {}
+
+
+def _scale(varied: object) -> object:
+    return varied.get("scale") if isinstance(varied, Mapping) else varied
+
+
+def with_baseline(data: Data, slot: str, baseline: AxisValue | None) -> Data:
+    """``data`` with ``baseline`` as the baseline of ``slot``, kept where the slot's scale
+    lets it be kept: its values in increasing order and the baseline named in ``vary`` for a
+    numeric scale, the baseline first among the values otherwise. None keeps the first value.
+    """
+    lexicon = lexicon_of(slots_of(data)[slot], f"slots.{slot}")
+    vary = _varied(data)
+    varied = vary.get(slot)
+    entries = list(lexicon.entries)
+    numbers = all(
+        isinstance(label, int | float) and not isinstance(label, bool) for label in lexicon.labels
+    )
+    if _scale(varied) == "numeric" and numbers:
+        entries.sort(key=lambda entry: entry.label)
+    elif baseline is not None:
+        entries.sort(key=lambda entry: not same(entry.label, baseline))
+    moved = [entry.label for entry in entries] != list(lexicon.labels)
+    out = _stored(data, slot, _entries(f"slots.{slot}", entries)) if moved else dict(data)
+    first = entries[0].label
+    if varied is None:
+        return out
+    written = dict(varied) if isinstance(varied, Mapping) else {"scale": varied}
+    if baseline is None or same(baseline, first):
+        written.pop("baseline", None)
+    else:
+        written["baseline"] = baseline
+    vary[slot] = written if set(written) != {"scale"} else written["scale"]
+    return ordered(out | {"vary": vary})
 
 
 def _next_label(lexicon: Lexicon) -> AxisValue:

@@ -14,9 +14,12 @@ from typing import Any
 
 from modelscape import lexicons
 from modelscape._identity import AxisValue
-from modelscape.builder.draft import jsonable
+from modelscape.builder.advice import notes, plain
+from modelscape.builder.draft import Assessment, jsonable
 from modelscape.builder.pieces import split
+from modelscape.builder.preview import Preview
 from modelscape.builder.state import Data, attribute_values, lexicon_of, prompt_texts, slots_of
+from modelscape.builder.values import baseline_of
 from modelscape.errors import SpecError
 from modelscape.task.coordinate import same_value
 from modelscape.templates.lexicon import Lexicon
@@ -68,6 +71,7 @@ def _slots(data: Data, labels: list[AxisValue]) -> list[dict[str, Any]]:
         except SpecError as error:
             shown.append(slot | {"error": str(error), "rows": [], "properties": []})
             continue
+        slot["baseline"] = baseline_of(data, name, lexicon)
         slot["versioned"] = lexicon.versioned
         slot["properties"] = list(lexicon.properties)
         slot["rows"] = [_row(lexicon, index, labels) for index in range(len(lexicon))]
@@ -124,8 +128,22 @@ def _groups(data: Data) -> list[dict[str, Any]]:
     ]
 
 
-def view(data: Data, yaml: str, complete: bool) -> dict[str, Any]:
-    """Everything the front end draws for ``data``, as JSON-ready values."""
+def _system(data: Data) -> dict[str, Any]:
+    """The system prompt as pieces, so the front end shows a literal brace as one brace."""
+    system = data.get("system")
+    if not isinstance(system, str):
+        return {"pieces": [], "error": None}
+    try:
+        pieces = [{"text": p.text, "slot": p.slot} for p in split(system, "system")]
+    except SpecError as error:
+        return {"pieces": [{"text": system, "slot": None}], "error": str(error)}
+    return {"pieces": pieces, "error": None}
+
+
+def view(data: Data, assessment: Assessment, shown: Preview) -> dict[str, Any]:
+    """Everything the front end draws for ``data``, as JSON-ready values: ``assessment`` is
+    the draft's, ``shown`` its preview."""
+    yaml, complete = assessment.yaml, assessment.draft.complete
     versions, prompts = _prompts(data)
     attributes = [
         {"name": name, "values": list(values), "scale": _scale(data, name)}
@@ -142,6 +160,11 @@ def view(data: Data, yaml: str, complete: bool) -> dict[str, Any]:
         "lexicons": list(lexicons.available()),
         "yaml": yaml,
         "complete": complete,
+        "system": _system(data),
+        "notes": notes(data, assessment.draft.problems),
+        "cases": shown["cases"],
+        "stopped": None if shown["stopped"] is None else plain(shown["stopped"])[1],
+        "case_attributes": shown["attributes"],
     }
     result: dict[str, Any] = jsonable(shown)
     return result

@@ -26,8 +26,10 @@ from pydantic import ValidationError
 from modelscape._identity import AxisValue, JsonValue
 from modelscape._yaml import describe, read_yaml
 from modelscape.builder import edits, protocol, values
-from modelscape.builder.draft import Assessment, Draft, assess, jsonable, preview_rows
+from modelscape.builder.draft import Assessment, Draft, assess, jsonable
 from modelscape.builder.pieces import Piece, split
+from modelscape.builder.preview import preview
+from modelscape.builder.rows import PromptRows
 from modelscape.builder.state import Data, prompt_texts
 from modelscape.builder.view import view
 from modelscape.errors import ModelscapeError, SpecError
@@ -136,9 +138,19 @@ class Builder(anywidget.AnyWidget):
         return assessment.spec
 
     @property
-    def prompts(self) -> DataFrame:
-        """Every variant of the spec as one row, as ``Scenario.prompts`` gives it."""
-        return self.spec.scenario().prompts()
+    def prompts(self) -> DataFrame | PromptRows:
+        """Every variant of the spec as one row, as ``Scenario.prompts`` gives it.
+
+        That is a pandas DataFrame where pandas is installed. The widget extra does not
+        install it, so without pandas the same rows come as ``PromptRows``, a list of dicts
+        that a notebook shows as a table.
+        """
+        scenario = self.spec.scenario()
+        try:
+            import pandas  # noqa: F401 - only asked whether it is there
+        except ImportError:
+            return PromptRows(scenario.prompt_rows())
+        return scenario.prompts()
 
     def pieces(self, version: AxisValue | None = None) -> tuple[Piece, ...]:
         """The pieces of prompt version ``version`` (the first by default), as ``mark`` counts
@@ -276,6 +288,7 @@ class Builder(anywidget.AnyWidget):
             raise SpecError("undo: nothing to take back")
         self._state = self._history.pop()
         self._sync()
+        self.status = ""
 
     # -- machinery -------------------------------------------------------------------------------
     def _apply(self, edit: Callable[..., Data], *args: Any, **kwargs: Any) -> None:
@@ -283,6 +296,7 @@ class Builder(anywidget.AnyWidget):
         self._history.append(self._state)
         self._state = state
         self._sync()
+        self.status = ""  # "saved ..." spoke of the spec before this edit
 
     def _assess(self) -> Assessment:
         # states are never changed in place, so the one assessed is current while it is the same
@@ -293,12 +307,12 @@ class Builder(anywidget.AnyWidget):
     def _sync(self) -> None:
         """Recompute every synced trait from the current state."""
         assessment = self._assess()
-        rows = preview_rows(assessment.scenario) if assessment.scenario is not None else []
+        shown = preview(self._state, assessment)
         with self.hold_sync():
             self.data = jsonable(self._state)
             self.problems = list(assessment.draft.problems)
-            self.preview = jsonable(rows)
-            self.view = view(self._state, assessment.yaml, assessment.draft.complete)
+            self.preview = jsonable(shown["rows"])
+            self.view = view(self._state, assessment, shown)
 
     def _receive(self, _widget: object, content: object, _buffers: object) -> None:
         """Apply an edit the front end sent, and show what went wrong if it failed."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from modelscape.builder import Builder
 
-__all__ = ["SYNCED", "harness_html", "state_of"]
+__all__ = ["SYNCED", "deliver", "harness_html", "select", "state_of"]
 
 STATIC = Path(__file__).resolve().parents[2] / "modelscape" / "builder" / "static"
 SYNCED = ("data", "problems", "preview", "view", "error", "status")
@@ -80,3 +80,31 @@ def harness_html(builder: Builder) -> str:
 def _script(value: Any) -> str:
     # JSON inside a <script> element: "</" would end the element early, so it is escaped
     return json.dumps(value).replace("</", "<\\/")
+
+
+def select(page: Any, piece: int, start: int, end: int) -> None:
+    """Select characters ``start`` to ``end`` of literal piece ``piece``, as a mouse would."""
+    page.evaluate(
+        """([piece, start, end]) => {
+            const node = document.querySelector(`.ms-piece[data-piece="${piece}"]`).firstChild;
+            const range = document.createRange();
+            range.setStart(node, start);
+            range.setEnd(node, end);
+            const selection = document.getSelection();
+            selection.removeAllRanges();
+            selection.addRange(range);
+        }""",
+        [piece, start, end],
+    )
+    page.wait_for_function(
+        "!document.querySelector('.ms-selection').textContent.startsWith('Select text')"
+    )
+
+
+def deliver(page: Any, builder: Builder) -> list[dict[str, Any]]:
+    """Apply every message the page sent through the builder, then push its new state back."""
+    sent: list[dict[str, Any]] = page.evaluate("window.sent.splice(0)")
+    for message in sent:
+        builder._handle_custom_msg(message, [])
+    page.evaluate("(state) => window.push(state)", state_of(builder))
+    return sent

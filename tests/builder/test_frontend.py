@@ -7,84 +7,23 @@ under CI=true they fail, so a CI run never passes without having run them.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
-
 from modelscape.builder import Builder
-from tests.support.browsertools import chromium
 
-from .harness import harness_html, state_of
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture
-def open_builder(browser: Any, tmp_path: Path) -> Iterator[Any]:
-    pages: list[Any] = []
-    errors: list[str] = []
-
-    def open_page(builder: Builder) -> Any:
-        page = browser.new_page()
-        page.on("pageerror", lambda error: errors.append(str(error)))
-        # the page must work offline: refuse anything that is not a local file or blob
-        page.route("http*://**", lambda route: route.abort())
-        file = tmp_path / f"harness-{len(pages)}.html"
-        file.write_text(harness_html(builder), encoding="utf-8")
-        page.goto(file.as_uri())
-        page.wait_for_function("window.ready || window.failure")
-        assert page.evaluate("window.failure || null") is None
-        pages.append(page)
-        return page
-
-    yield open_page
-    for page in pages:
-        page.close()
-    assert errors == []
-
-
-def _select(page: Any, piece: int, start: int, end: int) -> None:
-    page.evaluate(
-        """([piece, start, end]) => {
-            const node = document.querySelector(`.ms-piece[data-piece="${piece}"]`).firstChild;
-            const range = document.createRange();
-            range.setStart(node, start);
-            range.setEnd(node, end);
-            const selection = document.getSelection();
-            selection.removeAllRanges();
-            selection.addRange(range);
-        }""",
-        [piece, start, end],
-    )
-    page.wait_for_function(
-        "!document.querySelector('.ms-selection').textContent.startsWith('Select text')"
-    )
-
-
-def _deliver(page: Any, builder: Builder) -> list[dict[str, Any]]:
-    """Apply every message the page sent through the builder, then push its new state back."""
-    sent: list[dict[str, Any]] = page.evaluate("window.sent.splice(0)")
-    for message in sent:
-        builder._handle_custom_msg(message, [])
-    page.evaluate("(state) => window.push(state)", state_of(builder))
-    return sent
+from .harness import deliver, select
 
 
 def test_selecting_text_and_clicking_makes_a_slot(open_builder: Any) -> None:
     builder = Builder("Is Paris the capital of France?", name="capitals")
     page = open_builder(builder)
     assert page.locator(".ms-piece").all_inner_texts() == ["Is Paris the capital of France?"]
-    _select(page, 0, 3, 8)
+    select(page, 0, 3, 8)
     assert page.inner_text(".ms-selection") == "Selected “Paris”"
     page.fill("input[placeholder='slot name (optional)']", "city")
     page.click("button.ms-mark")
-    sent = _deliver(page, builder)
+    sent = deliver(page, builder)
     assert sent == [{"method": "mark", "args": [0, 3, 8, "city"], "kwargs": {}}]
     assert page.locator("[data-piece]").all_inner_texts() == [
         "Is ",
@@ -103,10 +42,10 @@ def test_a_whole_piece_selected_with_the_mouse_and_a_shipped_lexicon(open_builde
     box = piece.bounding_box()
     page.mouse.click(box["x"] + box["width"] - 2, box["y"] + box["height"] - 4)
     text = piece.inner_text()
-    _select(page, 0, text.index("Facts"), len(text))
+    select(page, 0, text.index("Facts"), len(text))
     page.select_option("select.ms-source-pick", "lexicon:tones")
     page.click("button.ms-mark")
-    sent = _deliver(page, builder)
+    sent = deliver(page, builder)
     assert sent[0]["kwargs"] == {"lexicon": "tones"}
     assert builder.pieces()[1].slot == "tones"
     assert builder.draft.data["prompt"] == "Is {{this}} true?\n\n{tones}"
@@ -114,18 +53,19 @@ def test_a_whole_piece_selected_with_the_mouse_and_a_shipped_lexicon(open_builde
 
 
 def test_the_front_end_edits_values_scale_and_answer(open_builder: Any) -> None:
-    builder = Builder("Ship in 3 days?")
+    builder = Builder("Ship in 3 days? Reply in JSON.")
     builder.mark(0, 8, 9, "days")
     builder.range("days", 1, 5, 1)
     page = open_builder(builder)
     page.locator("section:has(h3:text('What varies')) select").first.select_option("numeric")
-    _deliver(page, builder)
-    assert builder.draft.data["vary"] == {"days": "numeric"}
+    deliver(page, builder)
+    # the example's 3 stays the baseline of the increasing numbers a numeric scale needs
+    assert builder.draft.data["vary"] == {"days": {"scale": "numeric", "baseline": 3}}
     page.fill("input[placeholder='field name or pattern']", "ok")
     page.fill("input[placeholder='choices, comma separated']", "true, false")
     page.select_option("select.ms-kind", "one")
     page.click("button:text('Set answer')")
-    sent = _deliver(page, builder)
+    sent = deliver(page, builder)
     assert sent[0]["args"] == ["ok", [True, False], None]  # no choice picked yet: no correct
     assert builder.draft.complete
     assert page.locator(".ms-variant").count() == 5
@@ -136,11 +76,11 @@ def test_errors_from_python_are_shown(open_builder: Any) -> None:
     builder = Builder("Hello world")
     page = open_builder(builder)
     page.click("button.ms-undo")
-    _deliver(page, builder)
+    deliver(page, builder)
     assert page.inner_text(".ms-error") == "undo: nothing to take back"
-    _select(page, 0, 0, 5)
+    select(page, 0, 0, 5)
     page.click("button.ms-mark")
-    _deliver(page, builder)
+    deliver(page, builder)
     assert page.locator(".ms-error").count() == 0
     assert builder.draft.data["slots"] == {"hello": ["Hello"]}
 
@@ -155,7 +95,7 @@ def test_editing_a_value_per_version_sends_every_row(open_builder: Any) -> None:
     cell.fill("sunny Nice")
     cell.press("Enter")
     cell.blur()
-    (message,) = _deliver(page, builder)
+    (message,) = deliver(page, builder)
     assert message["method"] == "rows"
     assert message["args"][1][1] == {
         "label": "nice",

@@ -10,12 +10,12 @@ from modelscape.errors import ModelscapeError, SpecError
 
 def test_marking_a_selection_makes_a_slot_with_that_value() -> None:
     builder = Builder("Ship in 30 days? It is {{urgent}}.")
-    builder.mark(0, 8, 10)
-    assert builder.draft.data["prompt"] == "Ship in {value} days? It is {{urgent}}."
-    assert builder.draft.data["slots"] == {"value": [30]}  # 30 spells a number
+    builder.mark(0, 8, 10)  # a number without a name is named after the word that follows
+    assert builder.draft.data["prompt"] == "Ship in {days} days? It is {{urgent}}."
+    assert builder.draft.data["slots"] == {"days": [30]}  # 30 spells a number
     builder.mark(2, 13, 21, "flag")  # "{urgent}" as shown: braces read as one
     assert builder.draft.data["slots"]["flag"] == ["{urgent}"]
-    assert builder.draft.data["prompt"] == "Ship in {value} days? It is {flag}."
+    assert builder.draft.data["prompt"] == "Ship in {days} days? It is {flag}."
 
 
 def test_a_new_slot_is_named_after_its_selection_and_kept_unique() -> None:
@@ -83,7 +83,7 @@ def test_remove_turns_a_slot_back_into_its_first_text_everywhere(cities: Builder
     cities.group("capitals", {"city.capital": True, "city": ["Paris", "Lyon"]})
     cities.remove("city")
     data = cities.draft.data
-    assert data["prompt"] == "Is Paris the capital of France? Answer politely."
+    assert data["prompt"] == "Is Paris the capital of France? Answer politely, in JSON."
     assert data["system"] == "About Paris."
     assert not {"slots", "vary", "groups"} & set(data)
     assert "correct" not in data["answer"]
@@ -211,8 +211,8 @@ def test_edit_sets_and_clears_top_level_fields(cities: Builder) -> None:
     ]
     cities.edit("cases", None)
     assert "cases" not in cities.draft.data
-    cities.edit("prompt", "Is {city} a capital?")
-    assert cities.spec.prompt == "Is {city} a capital?"
+    cities.edit("prompt", "Is {city} a capital? Reply in JSON.")
+    assert cities.spec.prompt == "Is {city} a capital? Reply in JSON."
     cities.edit("vary", {"city": "nominal"})
     assert cities.spec.vary["city"].scale == "nominal"
 
@@ -280,7 +280,7 @@ def test_instruct_needs_a_json_answer() -> None:
 
 
 def test_undo_takes_back_each_change_and_then_refuses(cities: Builder) -> None:
-    fresh = Builder("Is Paris the capital of France? Answer politely.", name="capitals")
+    fresh = Builder("Is Paris the capital of France? Answer politely, in JSON.", name="capitals")
     for _ in range(3):
         cities.undo()
     assert cities.draft == fresh.draft

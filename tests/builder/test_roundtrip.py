@@ -223,7 +223,7 @@ def test_a_loaded_invalid_spec_keeps_its_data_and_lists_its_problems(tmp_path: P
     }
     assert builder.draft.problems[0].startswith("vary.who.scale: unknown scale 'nominl'")
     builder.vary("who", "nominal")
-    builder.answer("ok", ["yes"])
+    builder.answer(None, ["yes"], pattern="(yes)")
     assert builder.draft.complete
 
 

@@ -30,7 +30,7 @@ def test_rows_match_version_keys_by_their_spelling() -> None:
     builder.per_version("who")
     builder.rows("who", [{"label": "ann", "text": {"1": "Ann", "2": "Anne"}}])
     assert builder.draft.data["slots"]["who"] == {"ann": {1: "Ann", 2: "Anne"}}
-    builder.answer("a", ["x"])
+    builder.answer(None, ["x"], pattern="(x)")
     assert builder.draft.complete
 
 
@@ -68,14 +68,15 @@ def test_every_value_edit_names_an_unknown_slot(cities: Builder) -> None:
 
 
 def test_range_writes_a_range_and_refuses_bad_bounds() -> None:
-    builder = Builder("In 3 days")
+    builder = Builder("In 2 days")
     builder.mark(0, 3, 4, "days")
     builder.range("days", 2, 10, 2)
     assert builder.draft.data["slots"]["days"] == {"start": 2, "stop": 10, "step": 2}
-    builder.range("days", 0.5, 1.5, 0.5)
-    builder.answer("a", ["x"])
+    builder.range("days", 0.5, 1.5, 0.5)  # the example's 2 stays, added to the range
+    assert builder.draft.data["slots"]["days"] == [2, 0.5, 1.0, 1.5]
+    builder.answer(None, ["x"], pattern="(x)")
     assert [row["coordinate"] for row in builder.preview] == [{}]
-    assert len(builder.spec.scenario().task_space.cases) == 3
+    assert len(builder.spec.scenario().task_space.cases) == 4
     with pytest.raises(SpecError, match="range days: a range needs a positive step, not 0"):
         builder.range("days", 1, 5, 0)
     with pytest.raises(SpecError, match="range days: a range needs stop >= start"):

@@ -27,7 +27,7 @@ def test_traits_follow_every_edit(cities: Builder) -> None:
     cities.vary("city", "nominal")
     assert [row["changed"] for row in cities.preview] == ["baseline", "city=Lyon", "city=Nice"]
     assert [row["answer"] for row in cities.preview] == [True, False, False]
-    assert cities.preview[1]["prompt"] == "Is Lyon the capital of France? Answer politely."
+    assert cities.preview[1]["prompt"] == "Is Lyon the capital of France? Answer politely, in JSON."
     cities.edit("prompt", "Is {town} big?")
     assert cities.preview == []
     assert cities.problems == list(cities.draft.problems)
@@ -49,7 +49,7 @@ def test_the_view_holds_pieces_slots_attributes_and_the_yaml(cities: Builder) ->
             "pieces": [
                 {"text": "Is ", "slot": None},
                 {"text": "{city}", "slot": "city"},
-                {"text": " the capital of France? Answer politely.", "slot": None},
+                {"text": " the capital of France? Answer politely, in JSON.", "slot": None},
             ],
             "error": None,
         }
