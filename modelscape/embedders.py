@@ -23,6 +23,7 @@ from os import PathLike
 from pathlib import Path
 from typing import Any
 
+from modelscape._version import requirement
 from modelscape.errors import ExecutionError
 from modelscape.target.cleaning import clean_text
 
@@ -48,7 +49,7 @@ class GGUFEmbedder:
     def _load(self) -> Any:
         if importlib.util.find_spec("llama_cpp") is None:
             raise ExecutionError(
-                "a GGUF embedder needs llama-cpp-python: pip install 'modelscape[llama]'"
+                f"a GGUF embedder needs llama-cpp-python: pip install '{requirement('llama')}'"
             )
         if not self.path.is_file():
             raise ExecutionError(f"GGUF embedder: no model file at {self.path}")

@@ -181,9 +181,8 @@ def _plan(
         copy(path, source)
 
     slugs = (catalog.scenario_pages, catalog.model_pages, catalog.run_pages)
-    jobs.append(
-        Job("index.html", digest_of(base, "index", sorted(keys.values()), slugs), maker.index)
-    )
+    index = digest_of(base, "index", sorted(keys.values()), slugs, maker.method_page())
+    jobs.append(Job("index.html", index, maker.index))
     # The leaderboard's data, made from what the index is made from.
     for path, make in leaderboard_files(catalog, title=content.config.title).items():
         jobs.append(Job(path, digest_of(base, path, sorted(keys.values()), slugs), make))

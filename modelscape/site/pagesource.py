@@ -112,10 +112,15 @@ class PageMaker:
         return None
 
     # -- pages -----------------------------------------------------------------------------------
+    def method_page(self) -> str | None:
+        """The site path of the page that defines the ranking, when the content has one."""
+        found = any(page.output == "method.html" for page in self.content.pages)
+        return "method.html" if found else None
+
     def index(self) -> Made:
         """The leaderboard."""
         config = self.content.config
-        page = IndexPage(self.catalog, config.title, config.description)
+        page = IndexPage(self.catalog, config.title, config.description, method=self.method_page())
         models = " ".join(self.catalog.model_pages)
         return self._page(page, "index.html"), config.title, f"{config.description} {models}"
 

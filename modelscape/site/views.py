@@ -65,10 +65,15 @@ class IndexPage(Page):
     scripts: ClassVar[tuple[str, ...]] = ()
     site_scripts: ClassVar[tuple[str, ...]] = ("leaderboard.js",)
 
-    def __init__(self, catalog: Catalog, title: str, description: str) -> None:
+    def __init__(
+        self, catalog: Catalog, title: str, description: str, *, method: str | None = None
+    ) -> None:
         self.catalog = catalog
         self.site_title = title
         self.description = description
+        #: The site path of the page that defines the ranking and the downloads, if the site
+        #: has one (a new site made by ``modelscape init`` does not).
+        self.method = method
 
     @property
     def title(self) -> str:
@@ -102,6 +107,7 @@ class IndexPage(Page):
         kinds = {row["kind"] for m in matrices for row in m["rows"]}
         return {
             "description": self.description,
+            "method": self.method,
             "matrices": [m for m in matrices if m["rows"]],
             # The scorecards as one list, as themes written for the earlier leaderboard use it.
             "rows": [entry_row(catalog, e) for e in catalog.leaderboard()],

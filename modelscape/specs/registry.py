@@ -315,13 +315,12 @@ def _known_names() -> list[str]:
 def _qualified(name: str, source: str) -> Scenario:
     from modelscape.specs import available, shipped_path
 
-    if source == SHIPPED and name in available():
+    if source == SHIPPED:
+        own = [entry for entry in _entries(name) if _own(entry)]
+        if own and name not in available():
+            return _registered(own[0])
         return Spec.load(shipped_path(name)).scenario()
-    entries = [
-        entry
-        for entry in _entries(name)
-        if _distribution(entry) == source or (source == SHIPPED and _own(entry))
-    ]
+    entries = [entry for entry in _entries(name) if _distribution(entry) == source]
     if entries:
         return _registered(entries[0])
     holders = sorted({_distribution(entry) for entry in _entries(name)})
@@ -395,8 +394,11 @@ def find_scenario(reference: str) -> Scenario:
         return load_spec(reference).scenario()
     if registered:
         return _registered(registered[0])
-    names = sorted({entry.name for entry in _entries()})
+    everyone = _entries()
+    shipped_names = [*available(), *sorted({e.name for e in everyone if _own(e)})]
+    names = sorted({entry.name for entry in everyone if not _own(entry)})
     raise SpecError(
-        f"no scenario {reference!r}{_did_you_mean(reference)}; shipped: {', '.join(available())}"
-        f"; registered: {', '.join(names) or 'none'} (a spec or Python file is named by its path)"
+        f"no scenario {reference!r}{_did_you_mean(reference)}; shipped: "
+        f"{', '.join(shipped_names)}; registered: {', '.join(names) or 'none'} (a spec or "
+        "Python file is named by its path)"
     )

@@ -98,8 +98,12 @@ def test_specs_lists_the_shipped_specs(tmp_path: Path, monkeypatch: pytest.Monke
         "pressure",
         "return-window",
         "review-injection",
+        "arithmetic",
+        "conditioning",
+        "evidence",
     ]
     assert lines[1].endswith("Does social pressure move a correct factual answer?")
+    assert lines[6].split()[1:3] == ["1", "shipped"]  # a Python scenario shipped in the package
 
 
 def test_the_readme_shows_what_specs_prints(
@@ -137,8 +141,8 @@ def test_an_unknown_spec_is_an_error_without_a_traceback() -> None:
     assert result.exit_code == 1
     assert result.stderr == (
         "error: no scenario 'presure' (did you mean 'pressure'?); shipped: fair-lending, "
-        "pressure, return-window, review-injection; registered: none (a spec or Python file is "
-        "named by its path)\n"
+        "pressure, return-window, review-injection, arithmetic, conditioning, evidence; "
+        "registered: none (a spec or Python file is named by its path)\n"
     )
     assert "Traceback" not in result.output
     missing = _run("example", "missing.yaml")

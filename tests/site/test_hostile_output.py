@@ -179,7 +179,7 @@ def test_files_over_the_size_limit_are_warned_about(sandbox: Sandbox) -> None:
     )
     result = sandbox.build()
     large = [w for w in result.warnings if "over the 0.2 MB limit (max_file_mb" in w]
-    assert any(w.startswith("assets/plotly-basic.min.js: ") for w in large)
+    assert any(w.startswith("assets/plotly-cartesian.min.js: ") for w in large)
     assert all("GitHub Pages refuses files over 100 MB" in w for w in large)
     assert sandbox.build(max_file_mb=50).warnings == []
     sandbox.refuses(r"over the 0\.2 MB limit", strict=True)

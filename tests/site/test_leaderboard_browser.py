@@ -62,7 +62,7 @@ def test_without_javascript_the_whole_matrix_is_shown(opener: Any, site: Path) -
     assert page.locator('section.matrix[data-group="approvals"]').is_visible()
     assert page.locator("th button.sort").count() == 0
     rows = page.locator(f"{ALL} tbody tr")
-    assert rows.count() == len(_visible_models(page)) == 12
+    assert rows.count() == len(_visible_models(page)) == 15
 
 
 def test_with_javascript_accuracy_alone_until_every_quantity_is_asked(
@@ -113,7 +113,8 @@ def test_the_ranking_sorts_from_the_keyboard(opener: Any, site: Path) -> None:
 def test_reference_targets_are_badged_and_can_be_hidden(opener: Any, site: Path) -> None:
     page = opener((site / "index.html").as_uri()).page
     references = page.locator(f'{ALL} tbody tr[data-kind="reference"]')
-    assert references.count() == 6  # oracle, biased, sycophant, late, hijacked, random
+    # oracle, biased, sycophant, late, hijacked, distracted, first-told, wary, random
+    assert references.count() == 9
     assert references.locator(".badge-reference").count() == references.count()
     total = page.locator(f"{ALL} tbody tr").count()
     page.uncheck('#leaderboard-controls input[name="kind"][value="reference"]')
@@ -136,7 +137,7 @@ def test_a_scenario_filter_hides_its_columns(opener: Any, site: Path) -> None:
     assert page.locator(f'{ALL} [data-scenario="pressure"]:visible').count() == 0
     assert page.locator(f'{ALL} [data-scenario="return-window"]:visible').count() > 0
     page.check('#leaderboard-controls input[name="scenario"][value="pressure"]')
-    assert page.locator(f'{ALL} td[data-scenario="pressure"]:visible').count() == 12
+    assert page.locator(f'{ALL} td[data-scenario="pressure"]:visible').count() == 15
 
 
 def test_the_group_filter_shows_one_group(opener: Any, site: Path) -> None:
@@ -159,7 +160,7 @@ def test_search_keeps_the_rows_that_match(opener: Any, site: Path) -> None:
         "smollm2-135m-structured",
     ]
     page.fill("#leaderboard-search", "")
-    assert len(_visible_models(page)) == 12
+    assert len(_visible_models(page)) == 15
 
 
 def test_a_model_page_draws_every_target_on_every_scenario(opener: Any, site: Path) -> None:

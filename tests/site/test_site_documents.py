@@ -17,16 +17,16 @@ from tests.site.sitetools import CONTENT, RUN
 
 def test_internal_files_and_comments_are_not_published(content: Path, tmp_path: Path) -> None:
     pages = content / "pages"
-    (pages / "plan.internal.md").write_text("# Plan\n\nSECRET-PLAN\n", encoding="utf-8")
-    (pages / "numbers.internal.csv").write_text("SECRET-CSV\n", encoding="utf-8")
+    (pages / "plan.internal.md").write_text("# Plan\n\nUNSHOWN-PLAN\n", encoding="utf-8")
+    (pages / "numbers.internal.csv").write_text("UNSHOWN-CSV\n", encoding="utf-8")
     (pages / "open.md").write_text(
-        "# Open\n\nShown.\n\n<!-- SECRET-ONE -->\n\n<!--\nSECRET-TWO\n-->\nAlso shown.\n\n"
+        "# Open\n\nShown.\n\n<!-- UNSHOWN-ONE -->\n\n<!--\nUNSHOWN-TWO\n-->\nAlso shown.\n\n"
         "```markdown\n<!-- kept: an example inside code -->\n```\n",
         encoding="utf-8",
     )
     notes = content / "runs" / RUN / "README.md"
     notes.write_text(
-        notes.read_text(encoding="utf-8") + "\n<!-- SECRET-RUN: rerun on the big box -->\n",
+        notes.read_text(encoding="utf-8") + "\n<!-- UNSHOWN-RUN: rerun on the big box -->\n",
         encoding="utf-8",
     )
     site = tmp_path / "site"
@@ -35,7 +35,7 @@ def test_internal_files_and_comments_are_not_published(content: Path, tmp_path: 
     published = {p.relative_to(site).as_posix(): p for p in site.rglob("*") if p.is_file()}
     assert not [p for p in published if "internal" in p]
     text = "\n".join(p.read_text(encoding="utf-8", errors="replace") for p in published.values())
-    assert "SECRET" not in text
+    assert "UNSHOWN" not in text
     page = published["open.html"].read_text(encoding="utf-8")
     assert "Shown." in page
     assert "Also shown." in page
