@@ -170,7 +170,7 @@ def register(main: click.Group) -> None:
     "--target",
     "targets",
     multiple=True,
-    help="A target: openai:MODEL, anthropic:MODEL, openai-compatible:MODEL@URL, "
+    help="A target: openai:MODEL, anthropic:MODEL, openai-compatible:MODEL@URL[,URL2...], "
     "llama-cpp:PATH, python:module:function, oracle:SPEC, echo, constant:TEXT, random:A,B, "
     "planted:REGEX (repeatable).",
 )

@@ -53,8 +53,8 @@ import math
 import os
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from contextlib import AbstractContextManager, asynccontextmanager, nullcontext
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -65,6 +65,7 @@ from modelscape._identity import Identity, JsonValue
 from modelscape.errors import ExecutionError
 from modelscape.providers.limiter import AdaptiveLimiter
 from modelscape.providers.options import Price, is_loopback
+from modelscape.providers.replicas import Outcome, Replicas
 from modelscape.target.cleaning import redact_output
 from modelscape.target.protocol import IdentifiedTarget, TargetError, TargetOutput, TargetRequest
 
@@ -225,24 +226,28 @@ class HttpTarget(IdentifiedTarget):
         allow_http_key: bool = False,
         max_response_bytes: int = MAX_RESPONSE_BYTES,
         price: Price | None = None,
+        replicas: Sequence[str] = (),
     ) -> None:
         if max_concurrency < 1:
             raise ExecutionError(f"{name}: max_concurrency must be at least 1")
         if max_response_bytes < 1:
             raise ExecutionError(f"{name}: max_response_bytes must be at least 1")
-        if (
-            api_key_env is not None
-            and urlsplit(url).scheme != "https"
-            and not is_loopback(url)
-            and not allow_http_key
-        ):
-            raise ExecutionError(
-                f"target {name!r} would send its API key ({api_key_env}) over plain http to "
-                f"{urlsplit(url).hostname}, where anyone on the way can read it: use an https "
-                "URL, or set allow_http_key (allow_http_key: true in a targets.yaml) if that "
-                "network is trusted"
-            )
+        for address in (url, *replicas):
+            if (
+                api_key_env is not None
+                and urlsplit(address).scheme != "https"
+                and not is_loopback(address)
+                and not allow_http_key
+            ):
+                raise ExecutionError(
+                    f"target {name!r} would send its API key ({api_key_env}) over plain http to "
+                    f"{urlsplit(address).hostname}, where anyone on the way can read it: use an "
+                    "https URL, or set allow_http_key (allow_http_key: true in a targets.yaml) "
+                    "if that network is trusted"
+                )
         self.url = url
+        #: The servers calls are spread over, when there are several (see replicas.py).
+        self.replicas = Replicas([url, *replicas]) if replicas else None
         self.api_key_env = api_key_env
         self.require_key = require_key
         self.max_response_bytes = max_response_bytes
@@ -313,6 +318,12 @@ class HttpTarget(IdentifiedTarget):
             session, self._session = self._session, None
             await _release(session)
 
+    def _endpoint(self) -> AbstractContextManager[Outcome]:
+        """Where the next call goes: the one URL, or the replica with the fewest in flight."""
+        if self.replicas is None:
+            return nullcontext(Outcome(self.url))
+        return self.replicas.call(f"{self.provider} target {self.name!r}")
+
     @asynccontextmanager
     async def _client(self) -> AsyncIterator[aiohttp.ClientSession]:
         """The pooled session when this target is open, or one for this call alone."""
@@ -332,24 +343,32 @@ class HttpTarget(IdentifiedTarget):
         key = self.api_key()
         data = json.dumps(self.body(request), ensure_ascii=False).encode()
         headers = self.request_headers(key, data)
-        address: str | yarl.URL = yarl.URL(self.url, encoded=True) if self.exact_url else self.url
-        async with self._client() as session, self.limiter.slot() as slot:
-            started = time.perf_counter()
-            try:
-                async with session.post(address, data=data, headers=headers) as response:
-                    status = response.status
-                    reply_headers = response.headers
-                    raw = await self._read(response)
-            except aiohttp.ClientError as error:
-                # Refused, reset or unresolvable: the endpoint, not this request, is at fault.
-                endpoint = isinstance(error, (aiohttp.ClientConnectionError, OSError))
-                raise TargetError(
-                    self.scrub(f"{self.provider} at {self.url}: {type(error).__name__}: {error}"),
-                    kind="connection" if endpoint else None,
-                ) from None
-            latency = time.perf_counter() - started
-            if status == 429:
-                slot.throttled()
+        with self._endpoint() as outcome:
+            url = outcome.url
+            address: str | yarl.URL = yarl.URL(url, encoded=True) if self.exact_url else url
+            async with self._client() as session, self.limiter.slot() as slot:
+                started = time.perf_counter()
+                try:
+                    async with session.post(address, data=data, headers=headers) as response:
+                        status = response.status
+                        reply_headers = response.headers
+                        raw = await self._read(response)
+                except aiohttp.ClientError as error:
+                    # Refused, reset or unresolvable: the endpoint, not this request, is at fault.
+                    endpoint = isinstance(error, (aiohttp.ClientConnectionError, OSError))
+                    if endpoint:
+                        outcome.fail()
+                    raise TargetError(
+                        self.scrub(f"{self.provider} at {url}: {type(error).__name__}: {error}"),
+                        kind="connection" if endpoint else None,
+                    ) from None
+                latency = time.perf_counter() - started
+                if status == 429:
+                    slot.throttled()
+            if status >= 500:
+                outcome.fail()
+            else:
+                outcome.succeed()
         if status >= 400:
             raise self._failure(status, reply_headers, raw)
         try:

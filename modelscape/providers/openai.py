@@ -64,6 +64,10 @@ class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
     than ``max_response_bytes`` fails its observation instead of being read whole. ``price``
     (a :class:`~modelscape.providers.options.Price`) records each call's cost in its usage.
 
+    ``replicas`` are the API roots of further servers of the same model: calls are spread over
+    them and ``base_url`` (see :mod:`modelscape.providers.replicas`), which alone is in the
+    identity.
+
     ``structured`` asks for replies of the answer reader's shape (see
     :mod:`modelscape.providers.structured`): ``json_schema`` (what ``True`` means),
     ``json_object`` or ``grammar``, whichever the server takes.
@@ -93,8 +97,10 @@ class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
         price: Price | None = None,
         token_field: str = "max_tokens",
         structured: bool | str = False,
+        replicas: Sequence[str] = (),
     ) -> None:
         base = check_base_url(base_url, where=f"target {name or model!r}")
+        others = [check_base_url(r, where=f"target {name or model!r}") for r in replicas]
         self.structured = structured_mode(
             structured, allowed=self.structured_modes, where=f"target {name or model!r}"
         )
@@ -128,6 +134,8 @@ class OpenAICompatibleTarget(StructuredTarget, HttpTarget):
             allow_http_key=allow_http_key,
             max_response_bytes=max_response_bytes,
             price=price,
+            # Replicas of one model are where calls go, not what answers: not in the identity.
+            replicas=[f"{other}/chat/completions" for other in others],
         )
 
     def headers(self, key: str | None) -> dict[str, str]:
@@ -221,8 +229,14 @@ def _openai_compatible(argument: str, **given: Any) -> OpenAICompatibleTarget:
             f"openai-compatible:{argument}: name the server too, as "
             "openai-compatible:MODEL@http://127.0.0.1:8080/v1"
         )
+    # MODEL@URL1,URL2,...: replicas of one model, each call to the least busy (replicas.py)
+    first, *others = (part.strip() for part in url.split(","))
     return OpenAICompatibleTarget(
-        model, base_url=url, api_key_env=options.api_key_env, **http_keywords(options)
+        model,
+        base_url=first,
+        replicas=others,
+        api_key_env=options.api_key_env,
+        **http_keywords(options),
     )
 
 
@@ -235,6 +249,7 @@ OPENAI = Provider(
     requires=("aiohttp",),
 )
 #: ``openai-compatible:MODEL@URL``: any chat-completions server; a key only when named.
+#: ``MODEL@URL1,URL2,...`` spreads the calls over replicas of the model.
 OPENAI_COMPATIBLE = Provider(
     kind="openai-compatible",
     make=_openai_compatible,
