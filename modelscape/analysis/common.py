@@ -135,6 +135,26 @@ class Summaries(Derived):
         self.done: dict[SummaryKey, PointSummary] = {}
 
 
+def mean_interval(
+    per_case: Sequence[float], inference: Inference, key: str, where: str
+) -> tuple[float | None, float | None]:
+    """The case-bootstrap interval of a mean of per-case values, or (None, None) when there
+    is one case or intervals are switched off. ``key`` names the random stream (so each
+    quantity's interval is reproducible on its own); ``where`` names it in caveats."""
+    if len(per_case) < 2 or inference.resamples == 0:
+        return None, None
+    with quiet_caveats():
+        interval = bootstrap_mean(
+            per_case,
+            resamples=inference.resamples,
+            confidence=inference.confidence,
+            method=inference.mean_interval,
+            rng=random_stream(inference, key, "bootstrap"),
+            where=where,
+        )
+    return interval.low, interval.high
+
+
 def summarize_metric(
     results: RunRecords,
     metric: str,
@@ -174,20 +194,9 @@ def _summarize(
             count += len(values)
     if not per_case:
         return PointSummary(metric=metric, value=value, mean=None, observations=0)
-    low = high = None
     mean = float(np.mean(per_case))
-    if inference.resamples > 0 and len(per_case) > 1:
-        key = f"{target}|{metric}|{canonical_json(dict(coordinate))}"
-        with quiet_caveats():
-            interval = bootstrap_mean(
-                per_case,
-                resamples=inference.resamples,
-                confidence=inference.confidence,
-                method=inference.mean_interval,
-                rng=random_stream(inference, key, "bootstrap"),
-                where=f"metric {metric!r}",
-            )
-        low, high = interval.low, interval.high
+    key = f"{target}|{metric}|{canonical_json(dict(coordinate))}"
+    low, high = mean_interval(per_case, inference, key, f"metric {metric!r}")
     return PointSummary(
         metric=metric,
         value=value,

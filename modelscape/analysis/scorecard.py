@@ -17,6 +17,7 @@ from modelscape.analysis.changes import Tally
 from modelscape.analysis.common import (
     axis_line,
     case_list,
+    mean_interval,
     quiet_caveats,
     select_boundaries,
     summarize_metric,
@@ -30,7 +31,7 @@ from modelscape.analysis.transitions import compare_transitions
 from modelscape.answers import Answer
 from modelscape.errors import AnalysisError
 from modelscape.records.run import Derived, RunRecords
-from modelscape.stats import BoundaryCriterion, Inference, bootstrap_mean, random_stream
+from modelscape.stats import BoundaryCriterion, Inference
 from modelscape.stats.smoothed import CASES_FOR_COVERAGE
 from modelscape.task.design import axis_roles as design_roles
 
@@ -93,18 +94,8 @@ def _case_mean(
     if not per_case:
         return None, None, None, 0, ()
     mean = float(np.mean(per_case))
-    low = high = None
-    if len(per_case) > 1 and inference.resamples > 0:
-        with quiet_caveats():
-            interval = bootstrap_mean(
-                per_case,
-                resamples=inference.resamples,
-                confidence=inference.confidence,
-                method=inference.mean_interval,
-                rng=random_stream(inference, f"{target}|{metric}|{','.join(cases)}", "bootstrap"),
-                where=f"accuracy of {target!r}",
-            )
-        low, high = interval.low, interval.high
+    stream = f"{target}|{metric}|{','.join(cases)}"
+    low, high = mean_interval(per_case, inference, stream, f"accuracy of {target!r}")
     return mean, low, high, len(per_case), tuple(ids)
 
 

@@ -30,13 +30,11 @@ from pydantic import Field
 from modelscape._identity import AxisValue
 from modelscape._model import FrozenModel
 from modelscape.analysis.cells import Comparand, MeasureView
-from modelscape.analysis.common import case_list, quiet_caveats, transition_key
+from modelscape.analysis.common import case_list, mean_interval, quiet_caveats, transition_key
 from modelscape.analysis.transitions import compare_transitions
 from modelscape.errors import AnalysisError
 from modelscape.records.run import RunRecords
 from modelscape.stats import Inference, holm
-from modelscape.stats.bootstrap import bootstrap_mean
-from modelscape.stats.compare import random_stream
 
 __all__ = ["Surface", "SurfacePoint", "grid_pairs", "surface"]
 
@@ -134,18 +132,7 @@ def _mean_point(
 ) -> SurfacePoint:
     if not per_case:
         return SurfacePoint(x=x, y=y, value=None, insufficient=missing, measurement_ids=ids)
-    low = high = None
-    if len(per_case) > 1 and inference.resamples > 0:
-        with quiet_caveats():
-            interval = bootstrap_mean(
-                per_case,
-                resamples=inference.resamples,
-                confidence=inference.confidence,
-                method=inference.mean_interval,
-                rng=random_stream(inference, stream, "bootstrap"),
-                where=stream,
-            )
-        low, high = interval.low, interval.high
+    low, high = mean_interval(per_case, inference, stream, stream)
     value = float(np.mean(per_case))
     return SurfacePoint(
         x=x, y=y, value=value, low=low, high=high, cases=len(per_case), measurement_ids=ids

@@ -8,11 +8,11 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 
 from modelscape._identity import AxisValue
-from modelscape.analysis.common import quiet_caveats
+from modelscape.analysis.common import mean_interval
 from modelscape.analysis.records import Threshold, ThresholdCase
 from modelscape.answers import Answer
 from modelscape.records.run import RunRecords
-from modelscape.stats import Inference, bootstrap_mean, random_stream
+from modelscape.stats import Inference
 from modelscape.task.coordinate import Coordinate, same_value
 
 __all__ = ["crossing", "isotonic", "threshold"]
@@ -113,19 +113,9 @@ def threshold(
         return None
     expected_mean = float(np.mean(expected_points))
     offset = float(np.mean(offsets)) if offsets else None
-    low: float | None = None
-    high: float | None = None
-    if offsets and len(offsets) > 1 and inference.resamples > 0:
-        with quiet_caveats():
-            interval = bootstrap_mean(
-                offsets,
-                resamples=inference.resamples,
-                confidence=inference.confidence,
-                method=inference.mean_interval,
-                rng=random_stream(inference, f"{target}|threshold|{axis}", "bootstrap"),
-                where=f"threshold of {axis!r}",
-            )
-        low, high = interval.low, interval.high
+    low, high = mean_interval(
+        offsets, inference, f"{target}|threshold|{axis}", f"threshold of {axis!r}"
+    )
     return Threshold(
         axis=axis,
         expected=expected_mean,
