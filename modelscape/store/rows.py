@@ -7,12 +7,15 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
+import numpy as np
 from pydantic import BaseModel, TypeAdapter
 
 from modelscape._model import trusted
+from modelscape.errors import StoreError
+from modelscape.records.columns import Categorical, IntArray, ObservationColumns, PointColumns
 from modelscape.records.stored import DifferenceMeasurement, Observation, PointMeasurement
 from modelscape.store.protocol import holder_alive
 from modelscape.target import TargetOutput, Usage
@@ -26,7 +29,9 @@ __all__ = [
     "compact",
     "json_array",
     "marks",
+    "observation_columns",
     "observation_of",
+    "point_columns",
     "read_observations",
     "read_points",
     "read_records",
@@ -170,6 +175,98 @@ def read_points(
             )
         )
     return found
+
+
+def observation_columns(
+    connection: sqlite3.Connection,
+    sql: str,
+    parameters: Sequence[Any],
+    experiment_id: str,
+    order: Callable[[Categorical, Categorical, IntArray], IntArray],
+) -> ObservationColumns:
+    """Observations the store wrote itself, as columns (see :mod:`modelscape.records.columns`),
+    each under ``experiment_id``, in ``order``.
+
+    The JSON is parsed a block of rows at a time; a record read from the columns is built by
+    :func:`observation_of`, as the row-by-row load builds it.
+    """
+
+    def rows() -> Iterator[dict[str, Any]]:
+        cursor = connection.execute(sql, parameters)
+        while block := cursor.fetchmany(_BLOCK):
+            for data in json.loads(json_array(block)):
+                if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+                    raise StoreError(f"a stored observation is not a record: {str(data)[:80]}")
+                # An observation first stored by another experiment comes back under this one.
+                data["experiment_id"] = experiment_id
+                yield data
+
+    return ObservationColumns.of_rows(rows(), observation_of, order)
+
+
+def point_columns(
+    connection: sqlite3.Connection, wanted: Sequence[str], members: Mapping[str, int]
+) -> PointColumns:
+    """The point measurements of some measures on some observations, as columns.
+
+    Keys of keyed measures repeat (a few answers over a million outputs), so each distinct
+    stored text is parsed once and its value shared.
+    """
+    ids: list[str] = []
+    observations: list[str] = []
+    measures: list[str] = []
+    measure_ids: list[str] = []
+    values: list[float] = []
+    has_value: list[bool] = []
+    texts: list[str | None] = []
+    cursor = connection.execute(
+        "SELECT id, measure, measure_id, observation_id, value, details FROM "
+        f"measurements WHERE measure_id IN ({marks(len(wanted))}) AND second_id IS NULL",
+        wanted,
+    )
+    while rows := cursor.fetchmany(_BLOCK):
+        for mid, measure, measure_id, first, value, details in rows:
+            if first not in members:
+                continue
+            if value is not None and type(value) is not float:
+                if type(value) is not int:
+                    raise StoreError(
+                        f"measurement {mid!r} of {measure!r} holds {value!r}, not a number"
+                    )
+                value = float(value)
+            ids.append(mid)
+            observations.append(first)
+            measures.append(measure)
+            measure_ids.append(measure_id)
+            values.append(np.nan if value is None else value)
+            has_value.append(value is not None)
+            texts.append(details or None)
+    parsed: dict[str | None, Any] = {None: None}
+    codes = np.empty(len(texts), dtype=np.int32)
+    index: dict[str | None, int] = {}
+    distinct: list[Any] = []
+    for row, text in enumerate(texts):
+        code = index.get(text)
+        if code is None:
+            if text not in parsed:
+                try:
+                    parsed[text] = json.loads(text)
+                except ValueError:
+                    raise StoreError(
+                        f"measurement {ids[row]!r} has details that are not JSON: {text[:80]!r}"
+                    ) from None
+            code = index[text] = len(distinct)
+            distinct.append(parsed[text])
+        codes[row] = code
+    return PointColumns(
+        ids,
+        observations,
+        Categorical.of(measures),
+        Categorical.of(measure_ids),
+        np.asarray(values, dtype=np.float64),
+        np.asarray(has_value, dtype=np.bool_),
+        Categorical(codes, distinct),
+    )
 
 
 def claim_leases(
