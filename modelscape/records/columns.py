@@ -16,7 +16,9 @@ are) or from the dicts a store parsed (:meth:`ObservationColumns.of_rows`).
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from functools import cached_property
 from typing import Any, overload
 
 import numpy as np
@@ -34,6 +36,8 @@ BoolArray = NDArray[np.bool_]
 
 #: Stands for a field a stored row did not have (it is then left to the defaults).
 _ABSENT = object()
+#: The key of None in a categorical column.
+_NONE = ("None",)
 
 
 def frozen_key(value: Any) -> Hashable:
@@ -46,8 +50,10 @@ def frozen_key(value: Any) -> Hashable:
         return ("dict", tuple((k, frozen_key(v)) for k, v in value.items()))
     if isinstance(value, list | tuple):
         return (type(value).__name__, tuple(frozen_key(v) for v in value))
-    if value is None or value is _ABSENT:
-        return (id(value),)
+    if value is None:
+        return _NONE
+    if value is _ABSENT:
+        return ("absent",)
     return (type(value).__name__, value)
 
 
@@ -95,27 +101,94 @@ class Categorical:
         return -1
 
 
-def _numbers(values: list[Any], kind: type, dtype: type) -> Any:
-    """A numpy array when every value is exactly of ``kind``, else the list as it is."""
-    if all(type(v) is kind for v in values):
-        try:
-            return np.asarray(values, dtype=dtype)
-        except OverflowError:  # a whole number beyond 64 bits stays a Python int
-            return values
-    return values
-
-
 # The fields of a stored observation (and of its output) that get a column of their own;
 # anything else a row holds goes to one column of the rest, so nothing is lost.
 _TOP = ("experiment_id", "target", "target_id", "variant_id", "case", "coordinate", "status")
 _OUTPUT = ("text", "data", "model", "usage", "finish_reason", "error")
-_KINDS: dict[str, tuple[type, type]] = {
-    "seed": (int, np.int64),
-    "attempts": (int, np.int64),
-    "started": (float, np.float64),
-    "duration": (float, np.float64),
+_OUTPUT_FIELDS = frozenset({*_OUTPUT, "latency"})
+_KINDS: dict[str, tuple[type, str]] = {
+    "seed": (int, "q"),
+    "attempts": (int, "q"),
+    "started": (float, "d"),
+    "duration": (float, "d"),
 }
-_NUMBERS = ("repetition", *_KINDS)
+_ROW_FIELDS = frozenset({"id", "output", "repetition", *_TOP, *_KINDS})
+
+
+class _Codes:
+    """A categorical column being filled one value at a time."""
+
+    __slots__ = ("codes", "index", "values")
+
+    def __init__(self) -> None:
+        self.index: dict[Hashable, int] = {}
+        self.values: list[Any] = []
+        self.codes = array("i")
+
+    def add(self, value: Any) -> None:
+        # Text, the common case, is its own key: no other kind of key is a str.
+        key = value if type(value) is str else frozen_key(value)
+        code = self.index.get(key)
+        if code is None:
+            code = self.index[key] = len(self.values)
+            self.values.append(value)
+        self.codes.append(code)
+
+    def extend(self, values: list[Any]) -> None:
+        index = self.index
+        keys = [v if type(v) is str else _NONE if v is None else frozen_key(v) for v in values]
+        known = len(index)
+        # setdefault gives a new key the next code: len(index) is read before it inserts.
+        self.codes.extend([index.setdefault(k, len(index)) for k in keys])
+        if len(index) > known:
+            for k, v in zip(keys, values, strict=True):
+                if index[k] == len(self.values):
+                    self.values.append(v)
+
+    def column(self) -> Categorical:
+        return Categorical(np.asarray(self.codes, dtype=np.int32), self.values)
+
+
+class _Numbers:
+    """A numeric column being filled: packed while every value is exactly ``kind``, a list of
+    the values as they are from the first one that is not."""
+
+    __slots__ = ("kind", "packed", "plain")
+
+    def __init__(self, kind: type, code: str) -> None:
+        self.kind = kind
+        self.packed: array[Any] | None = array(code)
+        self.plain: list[Any] = []
+
+    def add(self, value: Any) -> None:
+        packed = self.packed
+        if packed is not None:
+            if type(value) is self.kind:
+                try:
+                    packed.append(value)
+                    return
+                except OverflowError:  # a whole number beyond 64 bits
+                    pass
+            self.plain = packed.tolist()
+            self.packed = None
+        self.plain.append(value)
+
+    def extend(self, values: list[Any]) -> None:
+        packed = self.packed
+        if packed is not None and all(type(v) is self.kind for v in values):
+            before = len(packed)
+            try:
+                packed.extend(values)
+                return
+            except OverflowError:  # a whole number beyond 64 bits: kept as it is
+                del packed[before:]  # what went in before the failing value
+        for value in values:
+            self.add(value)
+
+    def column(self) -> Any:
+        if self.packed is not None:
+            return np.asarray(self.packed, dtype=np.float64 if self.kind is float else np.int64)
+        return self.plain
 
 
 class ObservationColumns(Sequence[Observation]):
@@ -177,61 +250,79 @@ class ObservationColumns(Sequence[Observation]):
     @classmethod
     def of_rows(
         cls,
-        rows: Iterable[dict[str, Any]],
+        blocks: Iterable[list[dict[str, Any]]],
         make: Callable[[dict[str, Any]], Observation],
         order: Callable[[Categorical, Categorical, IntArray], IntArray] | None = None,
     ) -> ObservationColumns:
-        """Columns from the parsed JSON of stored observations.
+        """Columns from the parsed JSON of stored observations, a block of rows at a time.
 
-        ``make`` builds a record from one row's dict (the store's own reader), so a record read
-        here is the record the row-by-row load makes. ``order``, given the ``target_id`` and
-        ``variant_id`` columns and the repetitions, returns the rows' order (a stable sort,
-        such as :func:`~modelscape.store.protocol.canonical_order`'s).
+        Each block goes to the columns field by field, so the rows never all exist at once.
+        The coordinate of a variant is read from its first row (one dict per variant, as the
+        design has it). ``make`` builds a record from one row's dict (the store's own reader),
+        so a record read here is the record the row-by-row load makes. ``order``, given the
+        ``target_id`` and ``variant_id`` columns and the repetitions, returns the rows' order
+        (a stable sort, such as :func:`~modelscape.store.protocol.canonical_order`'s).
         """
         ids: list[str] = []
-        raw: dict[str, list[Any]] = {name: [] for name in (*_TOP, *_NUMBERS)}
-        out: dict[str, list[Any]] = {name: [] for name in (*_OUTPUT, "latency")}
-        rest: list[Any] = []
-        known = {"id", "output", *raw}
-        for row in rows:
-            ids.append(row["id"])
-            for name, column in raw.items():
-                column.append(row.get(name, _ABSENT))
-            output = row.get("output")
-            if not isinstance(output, dict):
-                raise StoreError(f"observation {row['id']!r} has no output object")
-            for name, column in out.items():
-                column.append(output.get(name, _ABSENT))
-            extra = {k: v for k, v in row.items() if k not in known}
-            extra_output = {k: v for k, v in output.items() if k not in out}
-            rest.append((extra, extra_output) if extra or extra_output else None)
-        repetition = _repetitions(raw.pop("repetition"), ids)
-        top = {name: Categorical.of(raw[name]) for name in _TOP}
-        outputs = {name: Categorical.of(out[name]) for name in _OUTPUT}
-        numbers: dict[str, Any] = {
-            name: _numbers(raw[name], kind, dtype) for name, (kind, dtype) in _KINDS.items()
-        }
-        latency = _numbers(out["latency"], float, np.float64)
-        extras = Categorical.of(rest)
+        top = {name: _Codes() for name in _TOP if name != "coordinate"}
+        out = {name: _Codes() for name in _OUTPUT}
+        numbers = {name: _Numbers(kind, code) for name, (kind, code) in _KINDS.items()}
+        latency = _Numbers(float, "d")
+        extras = _Codes()
+        repetitions: list[Any] = []
+        coordinates: dict[Any, Any] = {}
+        for block in blocks:
+            ids.extend([row["id"] for row in block])
+            repetitions.extend([row.get("repetition", _ABSENT) for row in block])
+            for name, codes in top.items():
+                codes.extend([row.get(name, _ABSENT) for row in block])
+            for row in block:
+                coordinates.setdefault(
+                    _key(row.get("variant_id", _ABSENT)), row.get("coordinate", _ABSENT)
+                )
+            for name, column in numbers.items():
+                column.extend([row.get(name, _ABSENT) for row in block])
+            outputs = [row.get("output") for row in block]
+            for row, output in zip(block, outputs, strict=True):
+                if not isinstance(output, dict):
+                    raise StoreError(f"observation {row['id']!r} has no output object")
+            for name, codes in out.items():
+                codes.extend([output.get(name, _ABSENT) for output in outputs])
+            latency.extend([output.get("latency", _ABSENT) for output in outputs])
+            extras.extend([_extra(row, output) for row, output in zip(block, outputs, strict=True)])
+        repetition = _repetitions(repetitions, ids)
+        del repetitions
+        columns = {name: codes.column() for name, codes in top.items()}
+        variant = columns["variant_id"]
+        per_variant = Categorical.of(coordinates[_key(v)] for v in variant.values)
+        columns["coordinate"] = Categorical(
+            per_variant.codes[variant.codes] if len(per_variant) else variant.codes,
+            per_variant.values,
+        )
+        outputs_ = {name: codes.column() for name, codes in out.items()}
+        rest = extras.column()
+        values: dict[str, Any] = {name: column.column() for name, column in numbers.items()}
+        latencies = latency.column()
         if order is not None:
-            rows_order = order(top["target_id"], top["variant_id"], repetition)
+            rows_order = order(columns["target_id"], columns["variant_id"], repetition)
             ids = [ids[i] for i in rows_order.tolist()]
             repetition = repetition[rows_order]
-            for column in (*top.values(), *outputs.values(), extras):
+            for column in (*columns.values(), *outputs_.values(), rest):
                 column.codes = column.codes[rows_order]
-            numbers = {name: _take(column, rows_order) for name, column in numbers.items()}
-            latency = _take(latency, rows_order)
+            values = {name: _take(column, rows_order) for name, column in values.items()}
+            latencies = _take(latencies, rows_order)
+        outputs = outputs_
 
         def build(row: int) -> Observation:
             data: dict[str, Any] = {"id": ids[row]}
-            for name, column in top.items():
+            for name, column in columns.items():
                 data[name] = column[row]
             data["repetition"] = int(repetition[row])
-            for name, column in numbers.items():
+            for name, column in values.items():
                 data[name] = _item(column[row])
             output: dict[str, Any] = {name: column[row] for name, column in outputs.items()}
-            output["latency"] = _item(latency[row])
-            extra = extras[row]
+            output["latency"] = _item(latencies[row])
+            extra = rest[row]
             if extra is not None:
                 data.update(extra[0])
                 output.update(extra[1])
@@ -240,19 +331,24 @@ class ObservationColumns(Sequence[Observation]):
 
         usage = outputs["usage"]
         tokens = np.asarray([_tokens(u) for u in usage.values], np.int64).reshape(-1, 2)
-        ok = top["status"].code("ok")
+        ok = columns["status"].code("ok")
         fields = {
-            **top,
+            **columns,
             "model": _present(outputs["model"]),
-            "ok": top["status"].codes == ok if ok >= 0 else np.zeros(len(ids), np.bool_),
+            "ok": columns["status"].codes == ok if ok >= 0 else np.zeros(len(ids), np.bool_),
             "repetition": repetition,
-            "started": _floats(numbers["started"]),
-            "duration": _floats(numbers["duration"]),
-            "latency": _floats(latency, missing=np.nan),
+            "started": _floats(values["started"]),
+            "duration": _floats(values["duration"]),
+            "latency": _floats(latencies, missing=np.nan),
             "input_tokens": tokens[usage.codes, 0],
             "output_tokens": tokens[usage.codes, 1],
         }
         return cls(ids, fields, build)
+
+    @cached_property
+    def rows_by_id(self) -> dict[str, int]:
+        """Each observation's row, by id (the last row of an id that occurs twice)."""
+        return {observation_id: row for row, observation_id in enumerate(self.ids)}
 
     # -- Sequence -------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -290,6 +386,22 @@ class ObservationColumns(Sequence[Observation]):
 
     def __repr__(self) -> str:
         return f"<{len(self.ids)} observations held as columns>"
+
+
+def _key(value: Any) -> Hashable:
+    """The key a categorical column files a value under (text is its own key)."""
+    return value if type(value) is str else frozen_key(value)
+
+
+def _extra(row: dict[str, Any], output: dict[str, Any]) -> Any:
+    """What a stored row holds beyond the known fields (None: nothing), kept so that a record
+    built from the columns has it too."""
+    if _ROW_FIELDS.issuperset(row) and _OUTPUT_FIELDS.issuperset(output):
+        return None
+    return (
+        {k: v for k, v in row.items() if k not in _ROW_FIELDS},
+        {k: v for k, v in output.items() if k not in _OUTPUT_FIELDS},
+    )
 
 
 def _item(value: Any) -> Any:

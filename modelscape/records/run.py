@@ -145,7 +145,7 @@ class RunRecords:
         self._point_columns = points
         self._axes: tuple[str, ...] = tuple(a.name for a in experiment.axes)
         self._variant = {v.id: v for v in self.variants}
-        self._row = {observation_id: row for row, observation_id in enumerate(columns.ids)}
+        self._row = columns.rows_by_id
         self._pairs: dict[str, dict[tuple[str, str], DifferenceMeasurement]] = defaultdict(dict)
         for pair in self.difference_measurements:
             self._pairs[pair.measure][(pair.first, pair.second)] = pair

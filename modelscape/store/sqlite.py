@@ -340,7 +340,7 @@ class SQLiteStore:
                 experiment_id,
                 order,
             )
-        members = {observation_id: row for row, observation_id in enumerate(observations.ids)}
+        members = observations.rows_by_id
         wanted = [m.id for m in (*experiment.point_metrics, *experiment.difference_measures)]
         # Measurements are read by measure and kept when they belong to this run's outputs: a
         # scan with a cheap filter beats a join through the index, twice over, on large runs.
@@ -348,7 +348,7 @@ class SQLiteStore:
         differences: list[DifferenceMeasurement] = []
         if wanted:
             with self._lock:
-                points = point_columns(self._connection, wanted, members)
+                points = point_columns(self._connection, wanted, observations)
             differences = self._records(
                 DIFFERENCES,
                 "SELECT json_object('id', m.id, 'measure', m.measure, 'measure_id', m.measure_id, "
