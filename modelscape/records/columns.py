@@ -282,14 +282,15 @@ class ObservationColumns(Sequence[Observation]):
                 )
             for name, column in numbers.items():
                 column.extend([row.get(name, _ABSENT) for row in block])
-            outputs = [row.get("output") for row in block]
-            for row, output in zip(block, outputs, strict=True):
+            found = [row.get("output") for row in block]
+            for row, output in zip(block, found, strict=True):
                 if not isinstance(output, dict):
                     raise StoreError(f"observation {row['id']!r} has no output object")
+            given: list[dict[str, Any]] = found  # type: ignore[assignment]  # checked above
             for name, codes in out.items():
-                codes.extend([output.get(name, _ABSENT) for output in outputs])
-            latency.extend([output.get("latency", _ABSENT) for output in outputs])
-            extras.extend([_extra(row, output) for row, output in zip(block, outputs, strict=True)])
+                codes.extend([output.get(name, _ABSENT) for output in given])
+            latency.extend([output.get("latency", _ABSENT) for output in given])
+            extras.extend([_extra(row, output) for row, output in zip(block, given, strict=True)])
         repetition = _repetitions(repetitions, ids)
         del repetitions
         columns = {name: codes.column() for name, codes in top.items()}
@@ -299,7 +300,7 @@ class ObservationColumns(Sequence[Observation]):
             per_variant.codes[variant.codes] if len(per_variant) else variant.codes,
             per_variant.values,
         )
-        outputs_ = {name: codes.column() for name, codes in out.items()}
+        outputs = {name: codes.column() for name, codes in out.items()}
         rest = extras.column()
         values: dict[str, Any] = {name: column.column() for name, column in numbers.items()}
         latencies = latency.column()
@@ -307,11 +308,10 @@ class ObservationColumns(Sequence[Observation]):
             rows_order = order(columns["target_id"], columns["variant_id"], repetition)
             ids = [ids[i] for i in rows_order.tolist()]
             repetition = repetition[rows_order]
-            for column in (*columns.values(), *outputs_.values(), rest):
-                column.codes = column.codes[rows_order]
+            for categorical in (*columns.values(), *outputs.values(), rest):
+                categorical.codes = categorical.codes[rows_order]
             values = {name: _take(column, rows_order) for name, column in values.items()}
             latencies = _take(latencies, rows_order)
-        outputs = outputs_
 
         def build(row: int) -> Observation:
             data: dict[str, Any] = {"id": ids[row]}

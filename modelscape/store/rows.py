@@ -197,8 +197,11 @@ def point_columns(
         codes[2].extend([texts.setdefault(d or None, len(texts)) for d in details])
     parsed: list[Any] = []
     for text in texts:
+        if text is None:
+            parsed.append(None)
+            continue
         try:
-            parsed.append(None if text is None else json.loads(text))
+            parsed.append(json.loads(text))
         except ValueError:
             raise StoreError(
                 f"a stored measurement's details are not JSON: {text[:80]!r}"
