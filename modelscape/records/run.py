@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import difflib
 from collections import defaultdict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import Protocol, TypeAlias, TypeVar, overload, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -28,6 +28,14 @@ from modelscape._identity import AxisValue, JsonValue
 from modelscape.errors import AnalysisError
 from modelscape.measures import key_distance
 from modelscape.records.columns import ObservationColumns, PointColumns
+from modelscape.records.index import (
+    CoordinateKey,
+    MetricCells,
+    Outputs,
+    cell_rows,
+    metric_cells,
+    point_rows,
+)
 from modelscape.records.settings import DifferenceSettings, ScenarioSettings
 from modelscape.records.stored import (
     DifferenceMeasurement,
@@ -41,9 +49,6 @@ from modelscape.task.space import Variant
 
 __all__ = ["CoordinateKey", "Derived", "Outputs", "RunRecords", "Traceable"]
 
-#: A coordinate as its values in axis order, each with its type (see :meth:`RunRecords.key`).
-CoordinateKey: TypeAlias = tuple[tuple[str, AxisValue], ...]
-
 DerivedT = TypeVar("DerivedT", bound="Derived")
 
 
@@ -53,45 +58,6 @@ class Traceable(Protocol):
 
     @property
     def measurement_ids(self) -> tuple[str, ...]: ...
-
-
-class Outputs(Sequence[Observation]):
-    """Some rows of a run's observations, as a sequence that builds a record when read."""
-
-    __slots__ = ("_columns", "rows")
-
-    def __init__(self, columns: ObservationColumns, rows: NDArray[np.int64]) -> None:
-        self._columns = columns
-        self.rows = rows
-
-    @property
-    def ids(self) -> tuple[str, ...]:
-        """The observations' ids, without building a record."""
-        ids = self._columns.ids
-        return tuple(ids[i] for i in self.rows.tolist())
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    @overload
-    def __getitem__(self, index: int) -> Observation: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Observation, ...]: ...
-    def __getitem__(self, index: int | slice) -> Observation | tuple[Observation, ...]:
-        if isinstance(index, slice):
-            return self._columns.at(self.rows[index])
-        return self._columns[int(self.rows[index])]
-
-    def __iter__(self) -> Iterator[Observation]:
-        return iter(self._columns.at(self.rows))
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, Sequence) and not isinstance(other, str):
-            return tuple(self) == tuple(other)
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(tuple(self.rows.tolist()))
 
 
 class Derived:
@@ -149,62 +115,11 @@ class RunRecords:
         self._pairs: dict[str, dict[tuple[str, str], DifferenceMeasurement]] = defaultdict(dict)
         for pair in self.difference_measurements:
             self._pairs[pair.measure][(pair.first, pair.second)] = pair
-        self._index_points()
-        self._index_cells()
-        self._derived: dict[type[Derived], Derived] = {}
-
-    def _index_points(self) -> None:
-        """Per measure, the row of each observation's point (-1: none); the last one stored
-        wins, as a dict filled in order would have it. Points of observations not in the run
-        are kept apart, by measure and observation id."""
-        points = self._point_columns
-        rows = np.fromiter(
-            (self._row.get(o, -1) for o in points.observation_ids),
-            dtype=np.int64,
-            count=len(points),
-        )
-        self._point_row: dict[str, NDArray[np.int64]] = {}
-        self._orphans: dict[tuple[str, str], int] = {}
-        n = len(self._columns)
-        for code, measure in enumerate(points.measure.values):
-            mine = np.flatnonzero(points.measure.codes == code)
-            found = np.full(n, -1, dtype=np.int64)
-            at = rows[mine]
-            inside = at >= 0
-            # np.unique over the reversed rows finds each observation's last point.
-            last, first_back = np.unique(at[inside][::-1], return_index=True)
-            found[last] = mine[inside][::-1][first_back]
-            self._point_row[measure] = found
-            for point in mine[~inside].tolist():
-                self._orphans[(measure, points.observation_ids[point])] = point
-
-    def _index_cells(self) -> None:
-        """Each cell's successful outputs, by repetition, as rows into the columns."""
-        columns = self._columns
+        self._point_row, self._orphans = point_rows(points, self._row, len(columns))
         keys = [self.key(c) for c in columns.coordinate.values]
-        codes = {key: code for code, key in reversed(list(enumerate(keys)))}
-        key_code = np.asarray([codes[k] for k in keys], dtype=np.int64)[columns.coordinate.codes]
-        ok = np.flatnonzero(columns.ok)
-        target = columns.target.codes[ok]
-        case = columns.case.codes[ok]
-        key = key_code[ok]
-        # Stable: outputs of one repetition keep the run's order.
-        order = np.lexsort((columns.repetition[ok], key, case, target))
-        self._cell_rows: NDArray[np.int64] = ok[order]
-        triples = np.stack([target[order], case[order], key[order]], axis=1)
-        change = np.flatnonzero(np.any(triples[1:] != triples[:-1], axis=1)) + 1
-        starts = np.concatenate([[0], change]).astype(np.int64)
-        stops = np.concatenate([change, [len(triples)]]).astype(np.int64)
-        targets, cases = columns.target.values, columns.case.values
-        self._cells: dict[tuple[str, str, CoordinateKey], tuple[int, int]] = {}
-        if len(triples):
-            self._cells = {
-                (targets[t], cases[c], keys[k]): (a, b)
-                for (t, c, k), a, b in zip(
-                    triples[starts].tolist(), starts.tolist(), stops.tolist(), strict=True
-                )
-            }
-        self._cell_points: dict[str, tuple[NDArray[np.int64], NDArray[np.float64], list[str]]] = {}
+        self._cell_rows, self._cells = cell_rows(columns, keys)
+        self._cell_points: dict[str, MetricCells] = {}
+        self._derived: dict[type[Derived], Derived] = {}
 
     @property
     def columns(self) -> ObservationColumns:
@@ -369,26 +284,12 @@ class RunRecords:
         found = self._orphans.get((measure, observation_id), -1) if row is None else rows[row]
         return None if found < 0 else self._point_columns[int(found)]
 
-    def _metric(self, metric: str) -> tuple[NDArray[np.int64], NDArray[np.float64], list[str]]:
-        """A metric read once over every cell: where each cell's values start in the kept
-        values (cumulative counts over the cell rows), the values, and their ids."""
+    def _metric(self, metric: str) -> MetricCells:
         found = self._cell_points.get(metric)
         if found is None:
-            points = self._point_columns
             rows = self._point_row.get(metric)
-            if rows is None:
-                at = np.full(len(self._cell_rows), -1, dtype=np.int64)
-            else:
-                at = rows[self._cell_rows]
-            kept = at >= 0
-            kept[kept] = points.has_value[at[kept]]
-            chosen = at[kept]
-            ids = points.ids
-            found = self._cell_points[metric] = (
-                np.concatenate([[0], np.cumsum(kept)]).astype(np.int64),
-                points.values[chosen],
-                [ids[i] for i in chosen.tolist()],
-            )
+            found = metric_cells(self._point_columns, rows, self._cell_rows)
+            self._cell_points[metric] = found
         return found
 
     def cell_points(
