@@ -16,90 +16,27 @@ are) or from the dicts a store parsed (:meth:`ObservationColumns.of_rows`).
 
 from __future__ import annotations
 
-from array import array
-from collections.abc import Callable, Hashable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
 from typing import Any, overload
 
 import numpy as np
-from numpy.typing import NDArray
 
 from modelscape._model import trusted
 from modelscape.errors import StoreError
+from modelscape.records.categorical import (
+    ABSENT,
+    BoolArray,
+    Categorical,
+    Codes,
+    FloatArray,
+    IntArray,
+    Numbers,
+    key,
+)
 from modelscape.records.stored import Observation, PointMeasurement
 
-__all__ = ["Categorical", "ObservationColumns", "PointColumns", "frozen_key"]
-
-IntArray = NDArray[np.int64]
-FloatArray = NDArray[np.float64]
-BoolArray = NDArray[np.bool_]
-
-#: Stands for a field a stored row did not have (it is then left to the defaults).
-_ABSENT = object()
-#: The key of None in a categorical column.
-_NONE = ("None",)
-
-
-def frozen_key(value: Any) -> Hashable:
-    """A hashable key of a JSON-like value that keeps types and key order apart.
-
-    ``1``, ``1.0`` and ``True`` differ here, as do two dicts with their keys in another order,
-    so a value shared through a :class:`Categorical` is always the value each row had.
-    """
-    if isinstance(value, dict):
-        return ("dict", tuple((k, frozen_key(v)) for k, v in value.items()))
-    if isinstance(value, list | tuple):
-        return (type(value).__name__, tuple(frozen_key(v) for v in value))
-    if value is None:
-        return _NONE
-    if value is _ABSENT:
-        return ("absent",)
-    return (type(value).__name__, value)
-
-
-class Categorical:
-    """One field of many rows as a code per row and each distinct value once."""
-
-    __slots__ = ("codes", "values")
-
-    def __init__(self, codes: NDArray[np.int32], values: list[Any]) -> None:
-        self.codes = codes
-        self.values = values
-
-    @classmethod
-    def of(cls, items: Iterable[Any], key: Callable[[Any], Hashable] = frozen_key) -> Categorical:
-        """The column of ``items``; equal values (by ``key``) share one object."""
-        index: dict[Hashable, int] = {}
-        values: list[Any] = []
-        codes: list[int] = []
-        for item in items:
-            k = key(item)
-            code = index.get(k)
-            if code is None:
-                code = index[k] = len(values)
-                values.append(item)
-            codes.append(code)
-        return cls(np.asarray(codes, dtype=np.int32), values)
-
-    def __getitem__(self, row: int) -> Any:
-        return self.values[self.codes[row]]
-
-    def __len__(self) -> int:
-        return len(self.codes)
-
-    def where(self, test: Callable[[Any], bool]) -> BoolArray:
-        """Which rows hold a value that passes ``test`` (asked once per distinct value)."""
-        passing = np.asarray([bool(test(v)) for v in self.values], dtype=np.bool_)
-        return passing[self.codes] if len(passing) else np.zeros(len(self.codes), np.bool_)
-
-    def code(self, value: Any) -> int:
-        """The code of ``value`` (compared by :func:`frozen_key`), or -1 when no row has it."""
-        wanted = frozen_key(value)
-        for code, known in enumerate(self.values):
-            if frozen_key(known) == wanted:
-                return code
-        return -1
-
+__all__ = ["ObservationColumns", "PointColumns"]
 
 # The fields of a stored observation (and of its output) that get a column of their own;
 # anything else a row holds goes to one column of the rest, so nothing is lost.
@@ -113,82 +50,6 @@ _KINDS: dict[str, tuple[type, str]] = {
     "duration": (float, "d"),
 }
 _ROW_FIELDS = frozenset({"id", "output", "repetition", *_TOP, *_KINDS})
-
-
-class _Codes:
-    """A categorical column being filled one value at a time."""
-
-    __slots__ = ("codes", "index", "values")
-
-    def __init__(self) -> None:
-        self.index: dict[Hashable, int] = {}
-        self.values: list[Any] = []
-        self.codes = array("i")
-
-    def add(self, value: Any) -> None:
-        # Text, the common case, is its own key: no other kind of key is a str.
-        key = value if type(value) is str else frozen_key(value)
-        code = self.index.get(key)
-        if code is None:
-            code = self.index[key] = len(self.values)
-            self.values.append(value)
-        self.codes.append(code)
-
-    def extend(self, values: list[Any]) -> None:
-        index = self.index
-        keys = [v if type(v) is str else _NONE if v is None else frozen_key(v) for v in values]
-        known = len(index)
-        # setdefault gives a new key the next code: len(index) is read before it inserts.
-        self.codes.extend([index.setdefault(k, len(index)) for k in keys])
-        if len(index) > known:
-            for k, v in zip(keys, values, strict=True):
-                if index[k] == len(self.values):
-                    self.values.append(v)
-
-    def column(self) -> Categorical:
-        return Categorical(np.asarray(self.codes, dtype=np.int32), self.values)
-
-
-class _Numbers:
-    """A numeric column being filled: packed while every value is exactly ``kind``, a list of
-    the values as they are from the first one that is not."""
-
-    __slots__ = ("kind", "packed", "plain")
-
-    def __init__(self, kind: type, code: str) -> None:
-        self.kind = kind
-        self.packed: array[Any] | None = array(code)
-        self.plain: list[Any] = []
-
-    def add(self, value: Any) -> None:
-        packed = self.packed
-        if packed is not None:
-            if type(value) is self.kind:
-                try:
-                    packed.append(value)
-                    return
-                except OverflowError:  # a whole number beyond 64 bits
-                    pass
-            self.plain = packed.tolist()
-            self.packed = None
-        self.plain.append(value)
-
-    def extend(self, values: list[Any]) -> None:
-        packed = self.packed
-        if packed is not None and all(type(v) is self.kind for v in values):
-            before = len(packed)
-            try:
-                packed.extend(values)
-                return
-            except OverflowError:  # a whole number beyond 64 bits: kept as it is
-                del packed[before:]  # what went in before the failing value
-        for value in values:
-            self.add(value)
-
-    def column(self) -> Any:
-        if self.packed is not None:
-            return np.asarray(self.packed, dtype=np.float64 if self.kind is float else np.int64)
-        return self.plain
 
 
 class ObservationColumns(Sequence[Observation]):
@@ -264,38 +125,38 @@ class ObservationColumns(Sequence[Observation]):
         (a stable sort, such as :func:`~modelscape.store.protocol.canonical_order`'s).
         """
         ids: list[str] = []
-        top = {name: _Codes() for name in _TOP if name != "coordinate"}
-        out = {name: _Codes() for name in _OUTPUT}
-        numbers = {name: _Numbers(kind, code) for name, (kind, code) in _KINDS.items()}
-        latency = _Numbers(float, "d")
-        extras = _Codes()
+        top = {name: Codes() for name in _TOP if name != "coordinate"}
+        out = {name: Codes() for name in _OUTPUT}
+        numbers = {name: Numbers(kind, code) for name, (kind, code) in _KINDS.items()}
+        latency = Numbers(float, "d")
+        extras = Codes()
         repetitions: list[Any] = []
         coordinates: dict[Any, Any] = {}
         for block in blocks:
             ids.extend([row["id"] for row in block])
-            repetitions.extend([row.get("repetition", _ABSENT) for row in block])
+            repetitions.extend([row.get("repetition", ABSENT) for row in block])
             for name, codes in top.items():
-                codes.extend([row.get(name, _ABSENT) for row in block])
+                codes.extend([row.get(name, ABSENT) for row in block])
             for row in block:
                 coordinates.setdefault(
-                    _key(row.get("variant_id", _ABSENT)), row.get("coordinate", _ABSENT)
+                    key(row.get("variant_id", ABSENT)), row.get("coordinate", ABSENT)
                 )
             for name, column in numbers.items():
-                column.extend([row.get(name, _ABSENT) for row in block])
+                column.extend([row.get(name, ABSENT) for row in block])
             found = [row.get("output") for row in block]
             for row, output in zip(block, found, strict=True):
                 if not isinstance(output, dict):
                     raise StoreError(f"observation {row['id']!r} has no output object")
             given: list[dict[str, Any]] = found  # type: ignore[assignment]  # checked above
             for name, codes in out.items():
-                codes.extend([output.get(name, _ABSENT) for output in given])
-            latency.extend([output.get("latency", _ABSENT) for output in given])
+                codes.extend([output.get(name, ABSENT) for output in given])
+            latency.extend([output.get("latency", ABSENT) for output in given])
             extras.extend([_extra(row, output) for row, output in zip(block, given, strict=True)])
         repetition = _repetitions(repetitions, ids)
         del repetitions
         columns = {name: codes.column() for name, codes in top.items()}
         variant = columns["variant_id"]
-        per_variant = Categorical.of(coordinates[_key(v)] for v in variant.values)
+        per_variant = Categorical.of(coordinates[key(v)] for v in variant.values)
         columns["coordinate"] = Categorical(
             per_variant.codes[variant.codes] if len(per_variant) else variant.codes,
             per_variant.values,
@@ -326,8 +187,8 @@ class ObservationColumns(Sequence[Observation]):
             if extra is not None:
                 data.update(extra[0])
                 output.update(extra[1])
-            data["output"] = {k: v for k, v in output.items() if v is not _ABSENT}
-            return make({k: v for k, v in data.items() if v is not _ABSENT})
+            data["output"] = {k: v for k, v in output.items() if v is not ABSENT}
+            return make({k: v for k, v in data.items() if v is not ABSENT})
 
         usage = outputs["usage"]
         tokens = np.asarray([_tokens(u) for u in usage.values], np.int64).reshape(-1, 2)
@@ -388,11 +249,6 @@ class ObservationColumns(Sequence[Observation]):
         return f"<{len(self.ids)} observations held as columns>"
 
 
-def _key(value: Any) -> Hashable:
-    """The key a categorical column files a value under (text is its own key)."""
-    return value if type(value) is str else frozen_key(value)
-
-
 def _extra(row: dict[str, Any], output: dict[str, Any]) -> Any:
     """What a stored row holds beyond the known fields (None: nothing), kept so that a record
     built from the columns has it too."""
@@ -417,7 +273,7 @@ def _take(column: Any, order: IntArray) -> Any:
 
 def _present(column: Categorical) -> Categorical:
     """A categorical column with an absent value read as None (the field's default)."""
-    return Categorical(column.codes, [None if v is _ABSENT else v for v in column.values])
+    return Categorical(column.codes, [None if v is ABSENT else v for v in column.values])
 
 
 def _floats(column: Any, missing: float = 0.0) -> FloatArray:

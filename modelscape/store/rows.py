@@ -15,14 +15,8 @@ from pydantic import BaseModel, TypeAdapter
 
 from modelscape._model import trusted
 from modelscape.errors import StoreError
-from modelscape.records.columns import (
-    BoolArray,
-    Categorical,
-    FloatArray,
-    IntArray,
-    ObservationColumns,
-    PointColumns,
-)
+from modelscape.records.categorical import BoolArray, Categorical, FloatArray, IntArray
+from modelscape.records.columns import ObservationColumns, PointColumns
 from modelscape.records.stored import DifferenceMeasurement, Observation
 from modelscape.store.protocol import holder_alive
 from modelscape.target import TargetOutput, Usage

@@ -28,7 +28,8 @@ import numpy as np
 from pydantic import TypeAdapter
 
 from modelscape.errors import StoreError
-from modelscape.records.columns import Categorical, IntArray, PointColumns
+from modelscape.records.categorical import Categorical, IntArray
+from modelscape.records.columns import PointColumns
 from modelscape.records.stored import (
     DifferenceMeasurement,
     ExperimentRecord,
