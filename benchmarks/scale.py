@@ -74,7 +74,7 @@ def scenario(cases: int) -> Scenario:
 
 def answer(request: TargetRequest) -> TargetOutput:
     """yes, flipping to no above level 6 on about a third of the calls (by seed)."""
-    level = int(request.prompt.text().split(" at level ")[1].split(":")[0])
+    level = int(request.prompt.text.split(" at level ")[1].split(":")[0])
     flipped = level > 6 and request.seed % 3 == 0
     return TargetOutput(text="no" if flipped else "yes")
 

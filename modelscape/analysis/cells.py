@@ -52,7 +52,7 @@ class Comparand:
 class _Cell:
     """One cell under one measure: its outputs, measurement ids and, if keyed, its keys."""
 
-    outputs: tuple[Observation, ...]
+    outputs: Sequence[Observation]
     #: The measurement ids of a keyed measure's keys (empty for a pairwise measure).
     ids: tuple[str, ...]
     #: The keys as stored (keyed measures), and as numbers when the distance allows it.
@@ -128,10 +128,17 @@ class MeasureView:
         index = (target, case, key)
         found = self._cells.get(index)
         if found is None:
-            found = self._cells[index] = self._read(self.results.outputs(target, case, key))
+            outputs = self.results.outputs(target, case, key)
+            if self.keyed:
+                # Read from the columns: no output record is built for a keyed measure.
+                ids, keys = self.results.cell_details(self.measure, target, case, key)
+                found = _Cell(outputs, ids, keys, self._numbers(keys))
+            else:
+                found = _Cell(outputs, (), (), None)
+            self._cells[index] = found
         return found
 
-    def _read(self, outputs: tuple[Observation, ...]) -> _Cell:
+    def _read(self, outputs: Sequence[Observation]) -> _Cell:
         if not self.keyed:
             return _Cell(outputs, (), (), None)
         keys: list[JsonValue] = []

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from functools import partial
+from operator import eq
 
 import numpy as np
 
@@ -146,23 +148,25 @@ def scorecard(
         raise AnalysisError(f"no point metric {metric!r}; metrics: {known}")
     accuracy, low, high, scored, accuracy_ids = _case_mean(results, metric, name, chosen, inference)
     wanted = set(chosen)
-    outputs = [o for o in results.observations if o.target == name and o.case in wanted]
-    failed = sum(1 for o in outputs if o.status == "failed")
+    # Counted on the columns: no output record is built for a count.
+    columns = results.columns
+    mine = columns.target.where(partial(eq, name)) & columns.case.where(wanted.__contains__)
+    outputs = int(mine.sum())
+    failed = int((mine & ~columns.ok).sum())
     undefined: dict[str, str] = {}
     if accuracy is None:
-        undefined["accuracy"] = _unscored(len(outputs), failed)
+        undefined["accuracy"] = _unscored(outputs, failed)
     home = results.coordinate()
     at_baseline = summarize_metric(results, metric, name, chosen, home, "baseline", inference)
     if at_baseline.mean is None:
+        at_home = mine & columns.coordinate.where(partial(eq, home))
         undefined["baseline_accuracy"] = _unscored(
-            sum(1 for o in outputs if o.coordinate == home),
-            sum(1 for o in outputs if o.coordinate == home and o.status == "failed"),
-            " at the baseline",
+            int(at_home.sum()), int((at_home & ~columns.ok).sum()), " at the baseline"
         )
     answered_share, answered_ids = _answered(results, answered, name, chosen)
     if answered_share is None:
         undefined["answered"] = (
-            "no answered metric given" if answered is None else _unscored(len(outputs), failed)
+            "no answered metric given" if answered is None else _unscored(outputs, failed)
         )
     too_few = answered_shortfall(answered_share)
     untested = "no permutation tests (permutations = 0)" if inference.permutations == 0 else None
@@ -266,7 +270,7 @@ def scorecard(
         metric=metric,
         measure=measure,
         cases=len(chosen),
-        observations=len(outputs),
+        observations=outputs,
         failed=failed,
         accuracy=accuracy,
         accuracy_low=low,

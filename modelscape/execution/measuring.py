@@ -127,12 +127,15 @@ async def measure_run(
     variants: dict[str, Variant],
     store: Store,
     known: frozenset[str] = frozenset(),
+    pairs: Iterable[Observation] | None = None,
 ) -> tuple[list[PointMeasurement], list[DifferenceMeasurement]]:
     """Compute and store every measurement of ``experiment`` that the store lacks.
 
     ``known`` holds ids of point measurements already stored by the caller (made while the
-    calls ran), which need no lookup. Returns the measurements it computed, so a caller holding
-    the rest can build results without reading them back.
+    calls ran), which need no lookup. ``pairs``, when given, are the observations pairwise
+    measures compare (point measures then look at ``observations`` only), so a caller that
+    stored the point measurements of most outputs itself need not hold those outputs.
+    Returns the measurements it computed.
     """
     ok = [o for o in observations if o.status == "ok"]
     concurrency = experiment.execution.concurrency
@@ -142,7 +145,10 @@ async def measure_run(
         points.extend(await _measure_points(measure, ok, variants, store, concurrency, known))
     for difference in experiment.difference_measures:
         if isinstance(difference, CallableDifference):
-            differences.extend(await _measure_pairs(difference, ok, variants, store, concurrency))
+            compared = ok if pairs is None else [o for o in pairs if o.status == "ok"]
+            differences.extend(
+                await _measure_pairs(difference, compared, variants, store, concurrency)
+            )
     return points, differences
 
 

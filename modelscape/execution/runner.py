@@ -31,10 +31,11 @@ from modelscape.execution.experiment import Experiment, PlannedObservation
 from modelscape.execution.feed import Feed
 from modelscape.execution.health import Breaker, TargetHealth
 from modelscape.execution.measuring import measure_run, point_measures, score_point
-from modelscape.results.records import Observation, PointMeasurement
+from modelscape.measures import CallableDifference
+from modelscape.results.records import Observation
 from modelscape.results.results import Results
 from modelscape.store.memory import MemoryStore
-from modelscape.store.protocol import Store, canonical_order
+from modelscape.store.protocol import Store
 from modelscape.target.cleaning import Redactor, clean_output
 from modelscape.target.lifecycle import opened
 from modelscape.target.protocol import TargetError, TargetOutput, TargetRequest
@@ -142,14 +143,15 @@ class Runner:
         todo = [p for p in plan if p.id not in reused]
         tally = _Tally(len(plan), len(reused), self.on_progress)
         tally.tick(force=True)
-        scored: list[PointMeasurement] = []
         feed = Feed(
             todo,
             self.store,
             budget=experiment.execution.budget(),
             chunk=min(max(experiment.execution.concurrency, 16), 1024),
         )
-        fresh = await self._ask(experiment, record.id, feed, tally, scored)
+        # Fresh outputs go to the store as they arrive and are not kept: only those a point
+        # measure could not score live stay, for measure_run to score (or to report).
+        unscored = await self._ask(experiment, record.id, feed, tally)
         # Observations first stored by another experiment, or by another run while this one
         # waited for them, join this one without a call.
         reused.update(feed.reused)
@@ -163,25 +165,21 @@ class Runner:
             await asyncio.to_thread(store.save_observations, foreign)
         self.last = tally.snapshot()
         tally.tick(force=True)
-        every = [*reused.values(), *fresh]
-        points, differences = await measure_run(
+        pairs = None
+        if any(isinstance(d, CallableDifference) for d in experiment.difference_measures):
+            # A pairwise measure compares outputs across the whole run: read them back.
+            pairs = (await asyncio.to_thread(store.load, record.id)).observations
+        await measure_run(
             experiment,
-            every,
+            [*reused.values(), *unscored],
             {v.id: v for v in variants},
             self.store,
-            known=frozenset(p.id for p in scored),
+            pairs=pairs,
         )
-        if reused:
-            # Reused outputs have measurements in the store only: read the whole run back.
-            return await asyncio.to_thread(Results.load, store, record.id)
-        # A fresh run holds every record it stored; reading them back would only cost time.
-        return Results(
-            record,
-            variants,
-            canonical_order(record, variants, fresh),
-            [*scored, *points],
-            differences,
-        )
+        # The results are a load of the store: its columns hold a large run in a fraction of
+        # the memory the records would take, and the load is the same for a fresh run, a
+        # partly reused one and a later `Results.load`.
+        return await asyncio.to_thread(Results.load, store, record.id)
 
     async def _ask(
         self,
@@ -189,10 +187,10 @@ class Runner:
         experiment_id: str,
         feed: Feed,
         tally: _Tally,
-        scored: list[PointMeasurement],
     ) -> list[Observation]:
-        """Ask for every planned observation the feed hands out; ``scored`` collects the point
-        measurements made while calls were in flight."""
+        """Ask for every planned observation the feed hands out and store it with the point
+        measurements made while calls were in flight; returns the successful outputs that
+        some point measure could not score then."""
         targets = experiment.targets
         config = experiment.execution
         rng = random.Random(f"retry:{experiment.seed}")
@@ -202,7 +200,7 @@ class Runner:
         breakers = [Breaker(t.name, config.stop_after) for t in targets]
         redact = self.redact
         shape = experiment.answer_shape
-        arrived: list[Observation] = []
+        unscored: list[Observation] = []
 
         def retried() -> None:
             tally.retries += 1
@@ -240,8 +238,8 @@ class Runner:
                             point = await score_point(measure, measure_id, observation, variant)
                             points.append(point)
                 buffer.add(observation, points)
-                scored.extend(points)
-                arrived.append(observation)
+                if ok and len(points) < len(measures):
+                    unscored.append(observation)
                 breaker.finished(ok, output.error, attempts=result.attempts)
                 tally.done += 1
                 tally.failed += not ok
@@ -268,11 +266,8 @@ class Runner:
             await _settle(buffer, feed)
         if buffer.broken is not None:
             raise buffer.failure()
-        if buffer.replaced:
-            # Outputs that could not be stored were stored as failed: results say the same.
-            arrived = [buffer.replaced.get(o.id, o) for o in arrived]
-            scored[:] = [p for p in scored if p.observation_id not in buffer.replaced]
-        return arrived
+        # Outputs that could not be stored were stored as failed: nothing to score there.
+        return [o for o in unscored if o.id not in buffer.replaced]
 
 
 async def _settle(buffer: WriteBuffer, feed: Feed) -> None:

@@ -19,7 +19,7 @@ import difflib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import Protocol, TypeAlias, TypeVar, runtime_checkable
+from typing import Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,6 +27,15 @@ from numpy.typing import NDArray
 from modelscape._identity import AxisValue, JsonValue
 from modelscape.errors import AnalysisError
 from modelscape.measures import key_distance
+from modelscape.records.columns import ObservationColumns, PointColumns
+from modelscape.records.index import (
+    CoordinateKey,
+    MetricCells,
+    Outputs,
+    cell_rows,
+    metric_cells,
+    point_rows,
+)
 from modelscape.records.settings import DifferenceSettings, ScenarioSettings
 from modelscape.records.stored import (
     DifferenceMeasurement,
@@ -38,10 +47,7 @@ from modelscape.records.stored import (
 from modelscape.task.coordinate import Coordinate, value_key
 from modelscape.task.space import Variant
 
-__all__ = ["CoordinateKey", "Derived", "RunRecords", "Traceable"]
-
-#: A coordinate as its values in axis order, each with its type (see :meth:`RunRecords.key`).
-CoordinateKey: TypeAlias = tuple[tuple[str, AxisValue], ...]
+__all__ = ["CoordinateKey", "Derived", "Outputs", "RunRecords", "Traceable"]
 
 DerivedT = TypeVar("DerivedT", bound="Derived")
 
@@ -66,7 +72,13 @@ class Derived:
 
 
 class RunRecords:
-    """Every record of one experiment run, indexed for the analyses."""
+    """Every record of one experiment run, indexed for the analyses.
+
+    Observations and point measurements are held as columns
+    (:mod:`~modelscape.records.columns`): given as records, they are indexed by columns over
+    them; a store may hand columns over directly, so a large run never builds a record the
+    analyses do not read.
+    """
 
     def __init__(
         self,
@@ -78,36 +90,42 @@ class RunRecords:
     ) -> None:
         self.experiment = experiment
         self.variants: tuple[Variant, ...] = tuple(variants)
-        self.observations: tuple[Observation, ...] = tuple(observations)
-        self.point_measurements: tuple[PointMeasurement, ...] = tuple(point_measurements)
+        columns = (
+            observations
+            if isinstance(observations, ObservationColumns)
+            else ObservationColumns.of_records(observations)
+        )
+        points = (
+            point_measurements
+            if isinstance(point_measurements, PointColumns)
+            else PointColumns.of_records(point_measurements)
+        )
+        #: The observations, a sequence of records (built when read).
+        self.observations: Sequence[Observation] = columns
+        #: The point measurements, a sequence of records (built when read).
+        self.point_measurements: Sequence[PointMeasurement] = points
         self.difference_measurements: tuple[DifferenceMeasurement, ...] = tuple(
             difference_measurements
         )
+        self._columns = columns
+        self._point_columns = points
         self._axes: tuple[str, ...] = tuple(a.name for a in experiment.axes)
         self._variant = {v.id: v for v in self.variants}
-        self._observation = {o.id: o for o in self.observations}
-        self._measurement: dict[str, PointMeasurement | DifferenceMeasurement] = {}
-        self._measurement.update((m.id, m) for m in self.point_measurements)
-        self._measurement.update((m.id, m) for m in self.difference_measurements)
-        self._points: dict[str, dict[str, PointMeasurement]] = defaultdict(dict)
-        for point in self.point_measurements:
-            self._points[point.measure][point.observation_id] = point
+        self._row = columns.rows_by_id
         self._pairs: dict[str, dict[tuple[str, str], DifferenceMeasurement]] = defaultdict(dict)
         for pair in self.difference_measurements:
             self._pairs[pair.measure][(pair.first, pair.second)] = pair
-        cells: dict[tuple[str, str, CoordinateKey], list[Observation]] = defaultdict(list)
-        for observation in self.observations:
-            if observation.status == "ok":
-                cell = (observation.target, observation.case, self.key(observation.coordinate))
-                cells[cell].append(observation)
-        self._cells: dict[tuple[str, str, CoordinateKey], tuple[Observation, ...]] = {
-            cell: tuple(sorted(outputs, key=lambda o: o.repetition))
-            for cell, outputs in cells.items()
-        }
-        self._cell_points: dict[
-            tuple[str, str, str, CoordinateKey], tuple[tuple[float, ...], tuple[str, ...]]
-        ] = {}
+        self._point_row, self._orphans = point_rows(points, self._row, len(columns))
+        keys = [self.key(c) for c in columns.coordinate.values]
+        self._cell_rows, self._cells = cell_rows(columns, keys)
+        self._cell_points: dict[str, MetricCells] = {}
         self._derived: dict[type[Derived], Derived] = {}
+
+    @property
+    def columns(self) -> ObservationColumns:
+        """The observations as columns, for analyses that count or sum over all of them
+        without building a record each (see :mod:`modelscape.records.columns`)."""
+        return self._columns
 
     # -- the one coordinate key ------------------------------------------------------------
     def key(self, coordinate: Mapping[str, AxisValue]) -> CoordinateKey:
@@ -166,7 +184,7 @@ class RunRecords:
     @property
     def failed(self) -> tuple[Observation, ...]:
         """Observations that still failed after their retries."""
-        return tuple(o for o in self.observations if o.status == "failed")
+        return self._columns.at(np.flatnonzero(~self._columns.ok))
 
     def variant(self, variant_id: str) -> Variant:
         """The variant with this id."""
@@ -225,19 +243,29 @@ class RunRecords:
         if case is not None and case not in self.cases:
             raise AnalysisError(f"no case {case!r} in experiment {self.experiment.id}")
         wanted = None if coordinate is None else self.key(self.coordinate(coordinate))
-        return tuple(
-            o
-            for o in self.observations
-            if (target is None or o.target == target)
-            and (case is None or o.case == case)
-            and (wanted is None or self.key(o.coordinate) == wanted)
-        )
+        columns = self._columns
+        chosen = np.ones(len(columns), dtype=np.bool_)
+        if target is not None:
+            chosen &= columns.target.where(lambda name: name == target)
+        if case is not None:
+            chosen &= columns.case.where(lambda name: name == case)
+        if wanted is not None:
+            chosen &= columns.coordinate.where(lambda c: self.key(c) == wanted)
+        return columns.at(np.flatnonzero(chosen))
 
     # -- cells -------------------------------------------------------------------------------
-    def outputs(self, target: str, case: str, key: CoordinateKey) -> tuple[Observation, ...]:
-        """The successful outputs of one target and case at the coordinate of ``key``, by
+    def rows(self, target: str, case: str, key: CoordinateKey) -> NDArray[np.int64]:
+        """The rows (into :attr:`observations`) of one cell's successful outputs, by
         repetition."""
-        return self._cells.get((target, case, key), ())
+        found = self._cells.get((target, case, key))
+        if found is None:
+            return np.zeros(0, dtype=np.int64)
+        return self._cell_rows[found[0] : found[1]]
+
+    def outputs(self, target: str, case: str, key: CoordinateKey) -> Outputs:
+        """The successful outputs of one target and case at the coordinate of ``key``, by
+        repetition (a sequence that builds each record when it is read)."""
+        return Outputs(self._columns, self.rows(target, case, key))
 
     def cell(
         self, target: str, case: str, coordinate: Mapping[str, AxisValue]
@@ -249,38 +277,61 @@ class RunRecords:
 
     def point(self, measure: str, observation_id: str) -> PointMeasurement | None:
         """The point measurement of ``measure`` for one observation, if any."""
-        return self._points.get(measure, {}).get(observation_id)
+        rows = self._point_row.get(measure)
+        if rows is None:
+            return None
+        row = self._row.get(observation_id)
+        found = self._orphans.get((measure, observation_id), -1) if row is None else rows[row]
+        return None if found < 0 else self._point_columns[int(found)]
+
+    def _metric(self, metric: str) -> MetricCells:
+        found = self._cell_points.get(metric)
+        if found is None:
+            rows = self._point_row.get(metric)
+            found = metric_cells(self._point_columns, rows, self._cell_rows)
+            self._cell_points[metric] = found
+        return found
 
     def cell_points(
         self, metric: str, target: str, case: str, key: CoordinateKey
     ) -> tuple[tuple[float, ...], tuple[str, ...]]:
         """A point metric's values over one cell's successful outputs, and their measurement
-        ids, read once.
+        ids.
 
         Outputs without a value (the metric did not apply) are left out.
         """
-        index = (metric, target, case, key)
-        found = self._cell_points.get(index)
-        if found is None:
-            values: list[float] = []
-            ids: list[str] = []
-            for observation in self.outputs(target, case, key):
-                point = self.point(metric, observation.id)
-                if point is not None and point.value is not None:
-                    values.append(point.value)
-                    ids.append(point.id)
-            found = self._cell_points[index] = (tuple(values), tuple(ids))
-        return found
+        cell = self._cells.get((target, case, key))
+        if cell is None:
+            return (), ()
+        starts, values, ids = self._metric(metric)
+        a, b = int(starts[cell[0]]), int(starts[cell[1]])
+        return tuple(values[a:b].tolist()), tuple(ids[a:b])
+
+    def cell_details(
+        self, measure: str, target: str, case: str, key: CoordinateKey
+    ) -> tuple[tuple[str, ...], tuple[JsonValue, ...]]:
+        """A keyed measure's keys over one cell's successful outputs, and their measurement
+        ids; an :class:`AnalysisError` names an output the measure has no value for."""
+        rows = self.rows(target, case, key)
+        found = self._point_row.get(measure)
+        at = np.full(len(rows), -1, dtype=np.int64) if found is None else found[rows]
+        missing = np.flatnonzero(at < 0)
+        if len(missing):
+            observation = self._columns.ids[int(rows[missing[0]])]
+            raise AnalysisError(f"measure {measure!r} has no value for observation {observation}")
+        points = self._point_columns
+        chosen = at.tolist()
+        return tuple(points.ids[i] for i in chosen), tuple(points.details[i] for i in chosen)
 
     def measures(self) -> tuple[str, ...]:
         """The names of every measure with stored values."""
-        return tuple(sorted({*self._points, *self._pairs}))
+        return tuple(sorted({*self._point_row, *self._pairs}))
 
     def table(self) -> list[dict[str, JsonValue]]:
         """One tidy row per observation, with its point metrics and execution timing."""
         metric_names = [m.name for m in self.experiment.point_metrics]
         rows: list[dict[str, JsonValue]] = []
-        for observation in self.observations:
+        for observation in self._columns:
             row: dict[str, JsonValue] = {
                 "observation": observation.id,
                 "target": observation.target,
@@ -309,10 +360,9 @@ class RunRecords:
         the measurements it was built from (see docs/design/001-measurements.md)."""
         n = len(observations)
         matrix = np.zeros((n, n), dtype=np.float64)
-        keys = self._points.get(measure)
         kind = self.difference(measure)
-        if keys is not None and kind is not None and kind.kind == "keyed":
-            found = [keys.get(o.id) for o in observations]
+        if measure in self._point_row and kind is not None and kind.kind == "keyed":
+            found = [self.point(measure, o.id) for o in observations]
             missing = [o.id for o, k in zip(observations, found, strict=True) if k is None]
             if missing:
                 raise AnalysisError(
@@ -346,7 +396,7 @@ class RunRecords:
         ids = item.measurement_ids if isinstance(item, Traceable) else tuple(item)
         measurements = []
         for measurement_id in dict.fromkeys(ids):
-            found = self._measurement.get(measurement_id)
+            found = self._measurement(measurement_id)
             if found is None:
                 raise AnalysisError(f"measurement {measurement_id!r} is not in these results")
             measurements.append(found)
@@ -357,13 +407,30 @@ class RunRecords:
             else:
                 observation_ids[m.first] = None
                 observation_ids[m.second] = None
-        observations = tuple(self._observation[o] for o in observation_ids)
+        observations = self._columns.at(self._row[o] for o in observation_ids)
         variant_ids = dict.fromkeys(o.variant_id for o in observations)
         return Trace(
             measurements=tuple(measurements),
             observations=observations,
             variants=tuple(self._variant[v] for v in variant_ids),
         )
+
+    @cached_property
+    def _measurement_rows(self) -> dict[str, int]:
+        # Made on the first trace only: a report traces nothing, a page traces a few numbers.
+        return {point_id: row for row, point_id in enumerate(self._point_columns.ids)}
+
+    @cached_property
+    def _differences(self) -> dict[str, DifferenceMeasurement]:
+        return {m.id: m for m in self.difference_measurements}
+
+    def _measurement(self, measurement_id: str) -> PointMeasurement | DifferenceMeasurement | None:
+        """The measurement with this id (a difference one wins, as when both were indexed)."""
+        pair = self._differences.get(measurement_id)
+        if pair is not None:
+            return pair
+        row = self._measurement_rows.get(measurement_id)
+        return None if row is None else self._point_columns[row]
 
     # -- what the analyses keep --------------------------------------------------------------
     def derived(self, kind: type[DerivedT]) -> DerivedT:

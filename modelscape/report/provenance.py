@@ -5,8 +5,11 @@ from __future__ import annotations
 import platform
 from collections import Counter
 from datetime import UTC, datetime
+from functools import partial
+from operator import eq
 from typing import Any
 
+import numpy as np
 from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from modelscape._identity import Identity, JsonValue
@@ -70,24 +73,37 @@ class Provenance(FrozenModel):
     @classmethod
     def of(cls, results: Results) -> Provenance:
         """The provenance of a run."""
-        import numpy
         import scipy
 
         from modelscape._version import __version__
 
+        columns = results.columns
         targets = []
         for identity in results.experiment.targets:
-            outputs = [o for o in results.observations if o.target == identity.name]
-            models = Counter(o.output.model for o in outputs if o.output.model)
-            latencies = [o.output.latency or o.duration for o in outputs if o.status == "ok"]
-            failures = [o for o in outputs if o.status == "failed"]
+            rows = np.flatnonzero(columns.target.where(partial(eq, identity.name)))
+            ok = columns.ok[rows]
+            models = Counter[str]()
+            counts = np.bincount(columns.model.codes[rows], minlength=len(columns.model.values))
+            for model, count in zip(columns.model.values, counts.tolist(), strict=True):
+                if model and count:
+                    models[model] += count
+            # A latency the output did not report (or reported as 0) is the call's duration;
+            # summed in order, as Python's sum does, so the mean is the same to the last bit.
+            latency = columns.latency[rows[ok]]
+            latency = np.where(
+                np.isnan(latency) | (latency == 0), columns.duration[rows[ok]], latency
+            )
+            latencies = latency.tolist()
+            failures = rows[~ok]
             # The earliest by start time; unstarted records (no time) in stored order.
-            first = min(failures, key=lambda o: o.started or float("inf"), default=None)
-            costs = [
-                o.output.usage.cost
-                for o in outputs
-                if o.output.usage is not None and o.output.usage.cost is not None
-            ]
+            started = columns.started[failures]
+            first = (
+                None
+                if not len(failures)
+                else columns[int(failures[np.argmin(np.where(started != 0, started, np.inf))])]
+            )
+            # Costs summed in the outputs' order, as Python's sum does.
+            costs = [c for c in columns.cost[rows].tolist() if c == c]  # NaN: no cost
             targets.append(
                 TargetProvenance(
                     name=identity.name,
@@ -95,14 +111,10 @@ class Provenance(FrozenModel):
                     version=identity.version,
                     parameters=identity.parameters,
                     models=dict(sorted(models.items())),
-                    observations=len(outputs),
+                    observations=len(rows),
                     failed=len(failures),
-                    input_tokens=sum(
-                        o.output.usage.input_tokens for o in outputs if o.output.usage
-                    ),
-                    output_tokens=sum(
-                        o.output.usage.output_tokens for o in outputs if o.output.usage
-                    ),
+                    input_tokens=int(columns.input_tokens[rows].sum()),
+                    output_tokens=int(columns.output_tokens[rows].sum()),
                     latency=sum(latencies) / len(latencies) if latencies else None,
                     first_error=None
                     if first is None
@@ -110,19 +122,20 @@ class Provenance(FrozenModel):
                     cost=sum(costs) if costs else None,
                 )
             )
-        starts = [o.started for o in results.observations if o.started]
-        ends = [o.started + o.duration for o in results.observations if o.started]
+        begun = columns.started != 0
+        starts = columns.started[begun]
+        ends = starts + columns.duration[begun]
         return cls(
             software={
                 "modelscape": __version__,
                 "python": platform.python_version(),
-                "numpy": numpy.__version__,
+                "numpy": np.__version__,
                 "scipy": scipy.__version__,
             },
             experiment=results.experiment.id,
             scenario=results.experiment.scenario,
             created=datetime.now(tz=UTC).isoformat(timespec="seconds"),
-            started=_time(min(starts) if starts else None),
-            finished=_time(max(ends) if ends else None),
+            started=_time(float(starts.min()) if len(starts) else None),
+            finished=_time(float(ends.max()) if len(ends) else None),
             targets=tuple(targets),
         )

@@ -7,13 +7,17 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
+import numpy as np
 from pydantic import BaseModel, TypeAdapter
 
 from modelscape._model import trusted
-from modelscape.records.stored import DifferenceMeasurement, Observation, PointMeasurement
+from modelscape.errors import StoreError
+from modelscape.records.categorical import BoolArray, Categorical, FloatArray, IntArray
+from modelscape.records.columns import ObservationColumns, PointColumns
+from modelscape.records.stored import DifferenceMeasurement, Observation
 from modelscape.store.protocol import holder_alive
 from modelscape.target import TargetOutput, Usage
 from modelscape.task.space import Variant
@@ -26,9 +30,9 @@ __all__ = [
     "compact",
     "json_array",
     "marks",
+    "observation_columns",
     "observation_of",
-    "read_observations",
-    "read_points",
+    "point_columns",
     "read_records",
 ]
 
@@ -119,57 +123,101 @@ def read_records(
     return found
 
 
-def read_observations(
-    connection: sqlite3.Connection, sql: str, parameters: Sequence[Any]
-) -> list[Observation]:
-    """Observations the store wrote itself, built without validating them again.
+def observation_columns(
+    connection: sqlite3.Connection,
+    sql: str,
+    parameters: Sequence[Any],
+    experiment_id: str,
+    order: Callable[[Categorical, Categorical, IntArray], IntArray],
+) -> ObservationColumns:
+    """Observations the store wrote itself, as columns (see :mod:`modelscape.records.columns`),
+    each under ``experiment_id``, in ``order``.
 
-    Their JSON is parsed a block at a time and every record is completed with the field
-    defaults of this release, which is what validation would add; validating hundreds of
-    thousands of outputs again would dominate the time of ``Results.load``.
+    The JSON is parsed a block of rows at a time; a record read from the columns is built by
+    :func:`observation_of`, as the row-by-row load builds it.
     """
-    found: list[Observation] = []
-    cursor = connection.execute(sql, parameters)
-    while rows := cursor.fetchmany(_BLOCK):
-        found.extend(observation_of(data) for data in json.loads(json_array(rows)))
-    return found
+
+    def blocks() -> Iterator[list[dict[str, Any]]]:
+        cursor = connection.execute(sql, parameters)
+        while rows := cursor.fetchmany(_BLOCK):
+            block = json.loads(json_array(rows))
+            for data in block:
+                if not isinstance(data, dict) or not isinstance(data.get("id"), str):
+                    raise StoreError(f"a stored observation is not a record: {str(data)[:80]}")
+                # An observation first stored by another experiment comes back under this one.
+                data["experiment_id"] = experiment_id
+            yield block
+
+    return ObservationColumns.of_rows(blocks(), observation_of, order)
 
 
-def read_points(
-    connection: sqlite3.Connection, wanted: Sequence[str], members: set[str]
-) -> list[PointMeasurement]:
-    """The point measurements of some measures on some observations.
+def point_columns(
+    connection: sqlite3.Connection, wanted: Sequence[str], observations: ObservationColumns
+) -> PointColumns:
+    """The point measurements of some measures on the given observations, as columns.
 
-    A run holds several per output, so they are built without validation, from columns the
-    store wrote itself: each becomes exactly what ``model_construct`` would make, at a
-    fraction of its cost, all sharing one set of field names.
+    Rows are taken a block at a time, column by column; a measurement of an observation not
+    in ``observations`` is left out. Keys of keyed measures repeat (a few answers over a
+    million outputs), so each distinct stored text is parsed once and its value shared.
     """
-    found: list[PointMeasurement] = []
+    members = observations.rows_by_id
+    ids: list[str] = []
+    rows_of: list[int] = []
+    values: list[FloatArray] = []
+    has_value: list[BoolArray] = []
+    measures: dict[str, int] = {}
+    measure_ids: dict[str, int] = {}
+    texts: dict[str | None, int] = {}
+    codes: tuple[list[int], list[int], list[int]] = ([], [], [])
     cursor = connection.execute(
         "SELECT id, measure, measure_id, observation_id, value, details FROM "
         f"measurements WHERE measure_id IN ({marks(len(wanted))}) AND second_id IS NULL",
         wanted,
     )
-    while rows := cursor.fetchmany(_BLOCK):
-        rows = [row for row in rows if row[3] in members]
-        details = json.loads("[" + ",".join(r[5] or "null" for r in rows) + "]")
-        found.extend(
-            trusted(
-                PointMeasurement,
-                {
-                    "id": mid,
-                    "observation_id": first,
-                    "measure": measure,
-                    "measure_id": measure_id,
-                    "value": value,
-                    "details": detail,
-                },
-            )
-            for (mid, measure, measure_id, first, value, _), detail in zip(
-                rows, details, strict=True
-            )
-        )
-    return found
+    while block := cursor.fetchmany(_BLOCK):
+        at = [members.get(first, -1) for first in [row[3] for row in block]]
+        if -1 in at:
+            block = [row for row, row_at in zip(block, at, strict=True) if row_at >= 0]
+            at = [row_at for row_at in at if row_at >= 0]
+        if not block:
+            continue
+        mid, measure, measure_id, _, value, details = zip(*block, strict=True)
+        ids.extend(mid)
+        rows_of.extend(at)
+        values.append(_values(value, mid, measure))
+        has_value.append(np.asarray([v is not None for v in value], dtype=np.bool_))
+        codes[0].extend([measures.setdefault(m, len(measures)) for m in measure])
+        codes[1].extend([measure_ids.setdefault(m, len(measure_ids)) for m in measure_id])
+        codes[2].extend([texts.setdefault(d or None, len(texts)) for d in details])
+    parsed: list[Any] = []
+    for text in texts:
+        if text is None:
+            parsed.append(None)
+            continue
+        try:
+            parsed.append(json.loads(text))
+        except ValueError:
+            raise StoreError(
+                f"a stored measurement's details are not JSON: {text[:80]!r}"
+            ) from None
+    observation_ids = observations.ids
+    return PointColumns(
+        ids,
+        [observation_ids[row] for row in rows_of],
+        Categorical(np.asarray(codes[0], dtype=np.int32), list(measures)),
+        Categorical(np.asarray(codes[1], dtype=np.int32), list(measure_ids)),
+        np.concatenate(values) if values else np.zeros(0, dtype=np.float64),
+        np.concatenate(has_value) if has_value else np.zeros(0, dtype=np.bool_),
+        Categorical(np.asarray(codes[2], dtype=np.int32), parsed),
+    )
+
+
+def _values(values: tuple[Any, ...], ids: tuple[str, ...], measures: tuple[str, ...]) -> FloatArray:
+    """Stored values as float64 (NaN for None); a value that is not a number is named."""
+    for value, mid, measure in zip(values, ids, measures, strict=True):
+        if value is not None and type(value) not in (int, float):
+            raise StoreError(f"measurement {mid!r} of {measure!r} holds {value!r}, not a number")
+    return np.asarray(values, dtype=np.float64)
 
 
 def claim_leases(

@@ -24,9 +24,12 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
+import numpy as np
 from pydantic import TypeAdapter
 
 from modelscape.errors import StoreError
+from modelscape.records.categorical import Categorical, IntArray
+from modelscape.records.columns import PointColumns
 from modelscape.records.stored import (
     DifferenceMeasurement,
     ExperimentRecord,
@@ -35,7 +38,7 @@ from modelscape.records.stored import (
 )
 from modelscape.store.connection import BUSY_SECONDS, connect, guard, inspect, writable
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
-from modelscape.store.protocol import StoredRun, canonical_order
+from modelscape.store.protocol import StoredRun
 from modelscape.store.rows import (
     DIFFERENCES,
     VARIANTS,
@@ -43,8 +46,8 @@ from modelscape.store.rows import (
     claim_leases,
     compact,
     marks,
-    read_observations,
-    read_points,
+    observation_columns,
+    point_columns,
     read_records,
 )
 from modelscape.task.space import Variant
@@ -313,33 +316,40 @@ class SQLiteStore:
             "ON v.id = e.variant_id WHERE e.experiment_id = ? ORDER BY e.position",
             (experiment_id,),
         )
-        observations = self._observations(
-            "SELECT o.record FROM experiment_observations AS e JOIN observations AS o "
-            "ON o.id = e.observation_id WHERE e.experiment_id = ?",
-            (experiment_id,),
-        )
-        observations = [
-            o
-            if o.experiment_id == experiment_id
-            else o.model_copy(update={"experiment_id": experiment_id})
-            for o in observations
-        ]
-        compact(observations)
-        compact([o.output for o in observations])
-        coordinates: dict[str, Any] = {}
-        for observation in observations:  # one coordinate dict per variant, not per output
-            values = observation.__dict__
-            values["coordinate"] = coordinates.setdefault(
-                values["variant_id"], values["coordinate"]
+        targets = {t.id: i for i, t in enumerate(experiment.targets)}
+        positions = {v.id: i for i, v in enumerate(variants)}
+
+        def order(
+            target_ids: Categorical, variant_ids: Categorical, repetition: IntArray
+        ) -> IntArray:
+            # canonical_order, on columns: target, then variant position, then repetition.
+            by_target = np.asarray([targets.get(t, -1) for t in target_ids.values], np.int64)
+            far = len(positions)
+            by_variant = np.asarray([positions.get(v, far) for v in variant_ids.values], np.int64)
+            if not len(repetition):
+                return np.zeros(0, dtype=np.int64)
+            return np.lexsort(
+                (repetition, by_variant[variant_ids.codes], by_target[target_ids.codes])
+            ).astype(np.int64)
+
+        with self._lock:
+            observations = observation_columns(
+                self._connection,
+                "SELECT o.record FROM experiment_observations AS e JOIN observations AS o "
+                "ON o.id = e.observation_id WHERE e.experiment_id = ?",
+                (experiment_id,),
+                experiment_id,
+                order,
             )
-        members = {o.id for o in observations}
+        members = observations.rows_by_id
         wanted = [m.id for m in (*experiment.point_metrics, *experiment.difference_measures)]
         # Measurements are read by measure and kept when they belong to this run's outputs: a
         # scan with a cheap filter beats a join through the index, twice over, on large runs.
-        points: list[PointMeasurement] = []
+        points = PointColumns.of_records(())
         differences: list[DifferenceMeasurement] = []
         if wanted:
-            points = self._points(wanted, members)
+            with self._lock:
+                points = point_columns(self._connection, wanted, observations)
             differences = self._records(
                 DIFFERENCES,
                 "SELECT json_object('id', m.id, 'measure', m.measure, 'measure_id', m.measure_id, "
@@ -350,22 +360,13 @@ class SQLiteStore:
             )
             differences = [d for d in differences if d.first in members and d.second in members]
             compact(differences)
-        ordered = canonical_order(experiment, variants, observations)
-        return StoredRun(experiment, variants, ordered, points, differences)
+        return StoredRun(experiment, variants, observations, points, differences)
 
     def _records(
         self, adapter: TypeAdapter[list[R]], sql: str, parameters: Sequence[Any]
     ) -> list[R]:
         with self._lock:
             return read_records(self._connection, adapter, sql, parameters)
-
-    def _observations(self, sql: str, parameters: Sequence[Any]) -> list[Observation]:
-        with self._lock:
-            return read_observations(self._connection, sql, parameters)
-
-    def _points(self, wanted: Sequence[str], members: set[str]) -> list[PointMeasurement]:
-        with self._lock:
-            return read_points(self._connection, wanted, members)
 
     def close(self) -> None:
         """Close the connection; the file stays as it is."""
