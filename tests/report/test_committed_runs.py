@@ -34,6 +34,18 @@ RUNS = Path(__file__).resolve().parents[2] / "content" / "runs"
 
 #: Each committed run: its experiment id, and the SHA-256 of its rebuilt report.
 PINNED = {
+    "arithmetic-local-models": (
+        "eabdc6377ac151f9",
+        "913c83904041c97ce2cbea2f2d811e3f86854fda961b799ff6c2d0f187b370f1",
+    ),
+    "conditioning-local-models": (
+        "d4b7e8ebd11fe3c3",
+        "ca8c52b2ccc8d0e1ead07071ece18cf5e63a41d6fcc5966f6b196f3cd493ee00",
+    ),
+    "evidence-local-models": (
+        "1f0f7c9f7df6a215",
+        "d9796bd9af4fe3968d5a34f61969b684bf7409cd8595b07faabff52a61fbf8e3",
+    ),
     "arithmetic-reference": (
         "623f7e384dd77d8a",
         "2663d21d7780bf73a3dcb5dc1fbd07a35ba43d964b8b9bb74b8aaa692e0407a5",

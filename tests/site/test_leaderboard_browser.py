@@ -174,7 +174,7 @@ def test_a_model_page_draws_every_target_on_every_scenario(opener: Any, site: Pa
     table = page.locator("table.comparison tbody tr:not(.group-row)")
     defined = [t for t in table.locator("td:nth-child(2)").all_inner_texts() if t != "n/a"]
     assert points == len(defined) == table.count()
-    assert page.locator("table.comparison tr.this-model").count() == 4
+    assert page.locator("table.comparison tr.this-model").count() == 7  # one per scenario
     assert page.locator("#provenance td code").first.is_visible()
     assert opened.errors == []
 
