@@ -206,13 +206,9 @@ class Matrix:
             for scenario in scenarios
         }
         rates = win_rates(accuracies)
-        order = sorted(
-            by_model,
-            key=lambda m: (rates[m].value is None, -(rates[m].value or 0.0), m),
-        )
         defined = [r.value for r in rates.values() if r.value is not None]
         rows: list[Ranked] = []
-        for model in order:
+        for model in by_model:
             rate = rates[model]
             rank = None
             if rate.value is not None:
@@ -220,6 +216,9 @@ class Matrix:
                 rank = 1 + sum(1 for other in defined if _beats(other, rate.value) == 1.0)
             entry = next(iter(by_model[model].values()))
             rows.append(Ranked(model, entry.headline.kind, by_model[model], rate, rank))
+        # By rank, not by the rates themselves: two rates that tie within the tolerance (7/12
+        # summed two ways differs in its last bit) share a place and are ordered by name.
+        rows.sort(key=lambda r: (r.rank is None, r.rank or 0, r.model))
         return cls(group, scenarios, tuple(rows))
 
     def win_rate_on(self, scenario: str) -> dict[str, float]:
