@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from functools import cached_property
-from typing import Any, overload
+from typing import Any, TypeVar, overload
 
 import numpy as np
 
@@ -52,7 +52,57 @@ _KINDS: dict[str, tuple[type, str]] = {
 _ROW_FIELDS = frozenset({"id", "output", "repetition", *_TOP, *_KINDS})
 
 
-class ObservationColumns(Sequence[Observation]):
+R = TypeVar("R", Observation, PointMeasurement)
+
+
+class _Rows(Sequence[R]):
+    """A read-only sequence of records held as columns: ``ids`` and a builder of row i.
+
+    Equal to any sequence of the same records, as the list a row-by-row load returns.
+    """
+
+    ids: list[str]
+    _build: Callable[[int], R]
+    #: What one record is called, in messages.
+    _noun = "record"
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @overload
+    def __getitem__(self, index: int) -> R: ...
+    @overload
+    def __getitem__(self, index: slice) -> tuple[R, ...]: ...
+    def __getitem__(self, index: int | slice) -> R | tuple[R, ...]:
+        if isinstance(index, slice):
+            return tuple(self._build(i) for i in range(*index.indices(len(self.ids))))
+        if index < 0:
+            index += len(self.ids)
+        if not 0 <= index < len(self.ids):
+            raise IndexError(f"{self._noun} {index} of {len(self.ids)}")
+        return self._build(index)
+
+    def __iter__(self) -> Iterator[R]:
+        build = self._build
+        return (build(i) for i in range(len(self.ids)))
+
+    def at(self, rows: Iterable[int]) -> tuple[R, ...]:
+        """The records of some rows, in that order."""
+        return tuple(self._build(int(i)) for i in rows)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
+            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __repr__(self) -> str:
+        return f"<{len(self.ids)} {self._noun}s held as columns>"
+
+
+class ObservationColumns(_Rows[Observation]):
     """Observations as columns; ``columns[i]`` builds the i-th record.
 
     The columns every index reads are public: ``ids`` (a list of str), ``target``, ``case``,
@@ -60,6 +110,8 @@ class ObservationColumns(Sequence[Observation]):
     ``repetition``, ``started``, ``duration``, ``latency`` (NaN where the output has none),
     ``input_tokens`` and ``output_tokens`` (0 without usage), ``cost`` (NaN without one).
     """
+
+    _noun = "observation"
 
     def __init__(
         self,
@@ -217,43 +269,6 @@ class ObservationColumns(Sequence[Observation]):
         """Each observation's row, by id (the last row of an id that occurs twice)."""
         return {observation_id: row for row, observation_id in enumerate(self.ids)}
 
-    # -- Sequence -------------------------------------------------------------------------------
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    @overload
-    def __getitem__(self, index: int) -> Observation: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[Observation, ...]: ...
-    def __getitem__(self, index: int | slice) -> Observation | tuple[Observation, ...]:
-        if isinstance(index, slice):
-            return tuple(self._build(i) for i in range(*index.indices(len(self.ids))))
-        if index < 0:
-            index += len(self.ids)
-        if not 0 <= index < len(self.ids):
-            raise IndexError(f"observation {index} of {len(self.ids)}")
-        return self._build(index)
-
-    def __iter__(self) -> Iterator[Observation]:
-        build = self._build
-        return (build(i) for i in range(len(self.ids)))
-
-    def at(self, rows: Iterable[int]) -> tuple[Observation, ...]:
-        """The records of some rows, in that order."""
-        return tuple(self._build(int(i)) for i in rows)
-
-    def __eq__(self, other: object) -> bool:
-        # Equal to any sequence of the same records, as the list a row-by-row load returns.
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __repr__(self) -> str:
-        return f"<{len(self.ids)} observations held as columns>"
-
 
 def _extra(row: dict[str, Any], output: dict[str, Any]) -> Any:
     """What a stored row holds beyond the known fields (None: nothing), kept so that a record
@@ -320,13 +335,15 @@ def _repetitions(values: list[Any], ids: Sequence[str]) -> IntArray:
     return np.asarray(values, dtype=np.int64)
 
 
-class PointColumns(Sequence[PointMeasurement]):
+class PointColumns(_Rows[PointMeasurement]):
     """Point measurements as columns; ``columns[i]`` builds the i-th record.
 
     ``ids`` and ``observation_ids`` are lists of str; ``measure`` and ``measure_id`` are
     :class:`Categorical`; ``values`` is float64 with ``has_value`` False where the stored
     value is None; ``details`` is categorical over the parsed keys.
     """
+
+    _noun = "point measurement"
 
     def __init__(
         self,
@@ -377,35 +394,3 @@ class PointColumns(Sequence[PointMeasurement]):
                 "details": self.details[row],
             },
         )
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    @overload
-    def __getitem__(self, index: int) -> PointMeasurement: ...
-    @overload
-    def __getitem__(self, index: slice) -> tuple[PointMeasurement, ...]: ...
-    def __getitem__(self, index: int | slice) -> PointMeasurement | tuple[PointMeasurement, ...]:
-        if isinstance(index, slice):
-            return tuple(self._build(i) for i in range(*index.indices(len(self.ids))))
-        if index < 0:
-            index += len(self.ids)
-        if not 0 <= index < len(self.ids):
-            raise IndexError(f"point measurement {index} of {len(self.ids)}")
-        return self._build(index)
-
-    def __iter__(self) -> Iterator[PointMeasurement]:
-        build = self._build
-        return (build(i) for i in range(len(self.ids)))
-
-    def __eq__(self, other: object) -> bool:
-        # Equal to any sequence of the same records, as the list a row-by-row load returns.
-        if isinstance(other, Sequence) and not isinstance(other, str | bytes):
-            return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return id(self)
-
-    def __repr__(self) -> str:
-        return f"<{len(self.ids)} point measurements held as columns>"
