@@ -124,8 +124,9 @@ class Reuse:
 class Blocks:
     """The plan of a run a block at a time, each without the observations the store holds.
 
-    ``looked`` is called on the event loop after each block is looked up (the runner reports
-    progress there, since reused observations count as finished).
+    ``size`` planned observations are looked up at once (:data:`BLOCK` by default). ``looked``
+    is called on the event loop after each block is looked up (the runner reports progress
+    there, since reused observations count as finished).
     """
 
     def __init__(
@@ -134,13 +135,13 @@ class Blocks:
         store: Store,
         reuse: Reuse,
         *,
-        size: int = BLOCK,
+        size: int | None = None,
         looked: Callable[[], None] | None = None,
     ) -> None:
         self.plan = plan
         self.store = store
         self.reuse = reuse
-        self.size = size
+        self.size = BLOCK if size is None else size
         self.looked = looked
 
     def _take(self) -> list[PlannedObservation] | None:
