@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import random
 import time
+from collections import Counter
 from collections.abc import Iterator
 
 import pytest
@@ -21,6 +22,7 @@ from modelscape.execution.runner import Progress, Runner
 from modelscape.execution.shard import Shard
 from modelscape.measures import CallableMetric
 from modelscape.records.stored import observation_id
+from modelscape.results.results import Results
 from modelscape.store.memory import MemoryStore
 from modelscape.target import TargetOutput, TargetRequest
 from tests.support.mapping_space import FAST, Counting, experiment, planted
@@ -244,3 +246,33 @@ def test_reused_outputs_without_a_new_measure_are_read_back_a_block_at_a_time(
     assert len(seen) == base.calls()  # every reused output measured once
     assert len([p for p in results.point_measurements if p.measure == "length"]) == 50
     assert read[1:] == [9, 9, 9, 9, 9, 5]  # after the lookup, read back nine at a time
+
+
+def test_two_runs_in_one_loop_share_the_work_and_ask_each_observation_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Small blocks, chunks and set-aside limits: the runs trade leases many times over, and
+    # the feed looks at what it set aside before claiming more.
+    monkeypatch.setattr(plan, "BLOCK", 16)
+    monkeypatch.setattr(feed, "_CHUNK_MOST", 16)
+    monkeypatch.setattr(feed, "_WAITING_MOST", 4)
+    asked: Counter[int] = Counter()
+
+    async def answer(request: TargetRequest) -> TargetOutput:
+        asked[request.seed] += 1  # a seed hint per observation (31 bits of its id)
+        await asyncio.sleep(0.001)
+        return TargetOutput(text='{"answer": "yes"}')
+
+    store = MemoryStore()
+    run = experiment([CallableTarget(answer, name="shared")], repetitions=8, cases=4)  # 160
+
+    async def both() -> list[Results]:
+        first, second = Runner(store=store), Runner(store=store)
+        return list(await asyncio.gather(first.arun(run), second.arun(run)))
+
+    results = asyncio.run(both())
+    assert len(asked) == run.calls() == 160
+    assert set(asked.values()) == {1}  # each observation asked by one run only
+    for result in results:
+        assert len(result.observations) == run.calls()
+        assert len(result.point_measurements) == 3 * run.calls()
