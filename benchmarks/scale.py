@@ -5,12 +5,14 @@ callable target every observation and stores it (2 targets x N/100 cases x 10 le
 repetitions; three point measures each), ``load`` is ``Results.load`` of the stored run, and
 ``report`` is ``build_report`` of it on one core (permutations and resamples as the defaults).
 The run stage ends with a load of its results; the row ``ask`` gives the run stage's figures up
-to that load, so that the run's own peak is seen apart from the load's.
+to that load, so that the run's own peak is seen apart from the load's. The stage ``rerun``
+(not run unless named) runs the experiment again on the stored run, which reuses every output
+(its row ``re-ask`` covers the reuse lookup, before the load).
 The last line gives the growth of each figure from the smallest size to the largest, beside
 the growth of the observations: flat memory shows as a ratio far below it.
 
     python benchmarks/scale.py [--sizes 50000,200000,1000000] [--stages run,load,report]
-        [--keep FOLDER]
+        [--keep FOLDER]    (--stages may name rerun too)
 """
 
 from __future__ import annotations
@@ -92,7 +94,7 @@ def stage(name: str, store: Path, cases: int) -> dict[str, float]:
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     started, cpu = time.perf_counter(), time.process_time()
     asked: dict[str, float] = {}
-    if name == "run":
+    if name in ("run", "rerun"):
         targets = [CallableTarget(answer, name=f"t{i}") for i in range(TARGETS)]
         experiment = scenario(cases).experiment(targets, ExecutionConfig(concurrency=64))
         load, descriptor = Results.load, vars(Results)["load"]
@@ -167,13 +169,17 @@ def main() -> None:
             for name in stages:
                 if name == "run" and store.exists():
                     continue
+                if name == "rerun" and not store.exists():
+                    print(f"{size:>12} {name:>7}  no stored run to run again", flush=True)
+                    continue
                 figures = child(name, store, cases)
                 table[size][name] = figures
                 rows = [(name, figures)]
                 if "ask_peak_mib" in figures:
                     asked = {key[4:]: value for key, value in figures.items() if key[:4] == "ask_"}
-                    table[size]["ask"] = asked
-                    rows.append(("ask", asked))
+                    row = "ask" if name == "run" else "re-ask"
+                    table[size][row] = asked
+                    rows.append((row, asked))
                 for row, shown in rows:
                     print(
                         f"{cases * per_case:>12} {row:>7} {shown['seconds']:>8.2f} "
@@ -182,7 +188,7 @@ def main() -> None:
                     )
     small, large = sizes[0], sizes[-1]
     print(f"\ngrowth from {small} to {large} observations ({large / small:.1f}x):")
-    for name in [*stages, "ask"]:
+    for name in [*stages, "ask", "re-ask"]:
         if name in table[small] and name in table[large]:
             a, b = table[small][name], table[large][name]
             print(
