@@ -7,6 +7,7 @@
 - :mod:`~modelscape.execution.calls`: one observation's call, its retries and waits
 - :mod:`~modelscape.execution.health`: ``TargetHealth``, and the per-target circuit breaker
 - :mod:`~modelscape.execution.buffer`: the write buffer that never loses an output
+- :mod:`~modelscape.execution.plan`: the plan streamed a block at a time, and what is reused
 - :mod:`~modelscape.execution.feed`: handing out observations under leases
 - :mod:`~modelscape.execution.measuring`: the measures of a run
 - :mod:`~modelscape.execution.resolve`: ``resolve_target`` (targets named by text)

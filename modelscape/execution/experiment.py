@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import random
+import re
 import time
+from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -19,7 +22,7 @@ from modelscape.target.shape import AnswerShape
 from modelscape.task.design import Grid, Sweep
 from modelscape.task.space import TaskSpace, Variant
 
-__all__ = ["Experiment", "PlannedObservation"]
+__all__ = ["Experiment", "ObservationIds", "PlannedObservation"]
 
 
 class PlannedObservation(NamedTuple):
@@ -35,6 +38,44 @@ class PlannedObservation(NamedTuple):
 def seed_hint(observation: str) -> int:
     """The seed hint sent to a target: 31 bits of the observation's id, stable across runs."""
     return int(observation[:8], 16) & 0x7FFFFFFF
+
+
+# Text that JSON writes as it is, between quotes: content ids are lowercase hexadecimal.
+_HEX = re.compile(r"[0-9a-f]*")
+
+
+class ObservationIds:
+    """The ids of an experiment's observations, by target, variant and repetition.
+
+    Equal to :func:`~modelscape.records.stored.observation_id`, made several times faster: a
+    plan of a million observations makes a million ids, and a shard makes every id of the
+    experiment to find its own. The canonical JSON of an id's content is written directly when
+    every part is one that JSON writes as it is (an integer seed, hexadecimal target and variant
+    ids, as content ids are); any other part goes through ``observation_id`` itself.
+    """
+
+    def __init__(self, seed: int, targets: Sequence[str], variants: Sequence[str]) -> None:
+        self.seed = seed
+        self.targets, self.variants = list(targets), list(variants)
+        written = type(seed) is int  # not a bool, which JSON spells "true"
+        # Per target the text around the repetition, or None to take the slow path; sorted
+        # keys: repetition, seed, target, variant.
+        self.middles = [
+            f',"seed":{seed},"target":"{t}","variant":"' if written and _HEX.fullmatch(t) else None
+            for t in self.targets
+        ]
+        self.plain = [_HEX.fullmatch(v) is not None for v in self.variants]
+
+    def __call__(self, target: int, variant: int, repetition: int) -> str:
+        """The id of repetition ``repetition`` of variant ``variant`` by target ``target``
+        (positions in the experiment's targets and variants)."""
+        middle = self.middles[target]
+        if middle is None or not self.plain[variant]:
+            return observation_id(
+                self.seed, self.targets[target], self.variants[variant], repetition
+            )
+        text = f'observation\n{{"repetition":{repetition}{middle}{self.variants[variant]}"}}'
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -156,31 +197,66 @@ class Experiment:
                 yield planned
 
     def _every(self) -> Iterator[PlannedObservation]:
-        """Every call of the experiment, in the order of ``execution.order``."""
+        """Every call of the experiment, in the order of ``execution.order``.
+
+        Made as it is consumed: what is held is one number per (target, variant) pair, the
+        shuffled order of the calls, never the planned observations themselves.
+        """
         variants = self.variants()
-        # Each target's identity hashed once, not once per call (observation_id takes the id).
-        targets = [t.identity.id for t in self.targets]
-        calls = [(index, variant) for index in range(len(targets)) for variant in variants]
+        count = len(variants)
+        ids = self._ids()
 
-        def planned(index: int, variant: Variant, repetition: int) -> PlannedObservation:
-            oid = observation_id(self.seed, targets[index], variant.id, repetition)
-            return PlannedObservation(oid, index, variant, repetition, seed_hint(oid))
+        def planned(call: int, repetition: int) -> PlannedObservation:
+            target, variant = divmod(call, count)
+            oid = ids(target, variant, repetition)
+            return PlannedObservation(oid, target, variants[variant], repetition, seed_hint(oid))
 
+        # Call k is target k // count at variant k % count: the (target, variant) pairs target
+        # by target. Shuffling their positions (8 bytes each) moves them exactly as shuffling
+        # the pairs themselves would, as shuffle's swaps depend on the length alone.
         if self.execution.order == "grouped":
-            random.Random(f"{self.seed}:grouped").shuffle(calls)
-            for index, variant in calls:
+            order = self._shuffled(f"{self.seed}:grouped")
+            for call in order:
                 for repetition in range(self.repetitions):
-                    yield planned(index, variant, repetition)
+                    yield planned(call, repetition)
             return
         for repetition in range(self.repetitions):
-            order = list(calls)
-            random.Random(f"{self.seed}:{repetition}").shuffle(order)
-            for index, variant in order:
-                yield planned(index, variant, repetition)
+            order = self._shuffled(f"{self.seed}:{repetition}")
+            for call in order:
+                yield planned(call, repetition)
+
+    def _shuffled(self, seed: str) -> array[int]:
+        """The positions of the (target, variant) pairs in one seeded random order."""
+        order = array("q", range(len(self.targets) * len(self.variants())))
+        random.Random(seed).shuffle(order)
+        return order
+
+    def _ids(self) -> ObservationIds:
+        # Each target's identity hashed once, not once per call: it costs more than the rest.
+        return ObservationIds(
+            self.seed, [t.identity.id for t in self.targets], [v.id for v in self.variants()]
+        )
 
     def calls(self) -> int:
         """How many observations a full run holds (all shards together)."""
         return len(self.targets) * len(self.variants()) * self.repetitions
+
+    def planned(self) -> int:
+        """How many observations :meth:`plan` holds: :meth:`calls`, or a shard's part of it.
+
+        A shard's part is counted id by id (an observation's shard follows from its id), without
+        holding the plan, so that a run's progress knows its total from the start.
+        """
+        shard = self.execution.shard
+        if shard is None:
+            return self.calls()
+        ids = self._ids()
+        return sum(
+            shard.holds(ids(target, variant, repetition))
+            for target in range(len(self.targets))
+            for variant in range(len(self.variants()))
+            for repetition in range(self.repetitions)
+        )
 
     def __repr__(self) -> str:
         return (

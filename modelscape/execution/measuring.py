@@ -13,7 +13,7 @@ import asyncio
 import hashlib
 import itertools
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TypeAlias, TypeVar
 
 from modelscape._identity import canonical_json
@@ -30,6 +30,8 @@ from modelscape.task.space import Variant
 __all__ = [
     "PointMeasure",
     "difference_id",
+    "measure_pairs",
+    "measure_points",
     "measure_run",
     "point_id",
     "point_measures",
@@ -124,7 +126,7 @@ def _failure(kind: str, name: str, where: str, error: Exception) -> ExecutionErr
 async def measure_run(
     experiment: Experiment,
     observations: Iterable[Observation],
-    variants: dict[str, Variant],
+    variants: Mapping[str, Variant],
     store: Store,
     known: frozenset[str] = frozenset(),
     pairs: Iterable[Observation] | None = None,
@@ -138,18 +140,46 @@ async def measure_run(
     Returns the measurements it computed.
     """
     ok = [o for o in observations if o.status == "ok"]
+    points = await measure_points(experiment, ok, variants, store, known)
+    differences = await measure_pairs(experiment, ok if pairs is None else pairs, variants, store)
+    return points, differences
+
+
+async def measure_points(
+    experiment: Experiment,
+    observations: Iterable[Observation],
+    variants: Mapping[str, Variant],
+    store: Store,
+    known: frozenset[str] = frozenset(),
+) -> list[PointMeasurement]:
+    """Compute and store the point measurements of the ``ok`` ones among ``observations``
+    that the store lacks (``known`` as in :func:`measure_run`); returns those computed.
+
+    A run calls it a block of observations at a time, so that it never holds them all.
+    """
+    ok = [o for o in observations if o.status == "ok"]
     concurrency = experiment.execution.concurrency
     points: list[PointMeasurement] = []
-    differences: list[DifferenceMeasurement] = []
     for measure in point_measures(experiment):
         points.extend(await _measure_points(measure, ok, variants, store, concurrency, known))
+    return points
+
+
+async def measure_pairs(
+    experiment: Experiment,
+    observations: Iterable[Observation],
+    variants: Mapping[str, Variant],
+    store: Store,
+) -> list[DifferenceMeasurement]:
+    """Compute and store the differences of every pairwise measure over the pairs of the
+    ``ok`` ones among ``observations`` (all of a run: pairs span it); returns those computed."""
+    ok = [o for o in observations if o.status == "ok"]
+    concurrency = experiment.execution.concurrency
+    differences: list[DifferenceMeasurement] = []
     for difference in experiment.difference_measures:
         if isinstance(difference, CallableDifference):
-            compared = ok if pairs is None else [o for o in pairs if o.status == "ok"]
-            differences.extend(
-                await _measure_pairs(difference, compared, variants, store, concurrency)
-            )
-    return points, differences
+            differences.extend(await _measure_pairs(difference, ok, variants, store, concurrency))
+    return differences
 
 
 def pairs_of(observations: Sequence[Observation]) -> list[tuple[Observation, Observation]]:
@@ -176,7 +206,7 @@ def pairs_of(observations: Sequence[Observation]) -> list[tuple[Observation, Obs
 async def _measure_points(
     measure: PointMeasure,
     observations: Sequence[Observation],
-    variants: dict[str, Variant],
+    variants: Mapping[str, Variant],
     store: Store,
     concurrency: int,
     known: frozenset[str] = frozenset(),
@@ -207,7 +237,7 @@ async def _measure_points(
 async def _measure_pairs(
     measure: CallableDifference,
     observations: Sequence[Observation],
-    variants: dict[str, Variant],
+    variants: Mapping[str, Variant],
     store: Store,
     concurrency: int,
 ) -> list[DifferenceMeasurement]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import random
 import threading
 import time
@@ -30,7 +31,13 @@ from modelscape.execution.calls import CallResult, call_with_retries, run_worker
 from modelscape.execution.experiment import Experiment, PlannedObservation
 from modelscape.execution.feed import Feed
 from modelscape.execution.health import Breaker, TargetHealth
-from modelscape.execution.measuring import measure_run, point_measures, score_point
+from modelscape.execution.measuring import (
+    measure_pairs,
+    measure_points,
+    point_measures,
+    score_point,
+)
+from modelscape.execution.plan import BLOCK, Blocks, Ids, Reuse
 from modelscape.measures import CallableDifference
 from modelscape.results.records import Observation
 from modelscape.results.results import Results
@@ -73,8 +80,8 @@ ProgressCallback: TypeAlias = Callable[[Progress], None]
 class _Tally:
     """Counts of a run in progress, and the throttled reports made from them."""
 
-    def __init__(self, total: int, reused: int, report: ProgressCallback | None) -> None:
-        self.total, self.reused, self.report = total, reused, report
+    def __init__(self, total: int, reuse: Reuse, report: ProgressCallback | None) -> None:
+        self.total, self.reuse, self.report = total, reuse, report
         self.done = self.failed = self.retries = 0
         self.start = time.perf_counter()
         self.last = 0.0
@@ -82,9 +89,8 @@ class _Tally:
     def snapshot(self) -> Progress:
         elapsed = time.perf_counter() - self.start
         rate = self.done / elapsed if elapsed > 0 else 0.0
-        return Progress(
-            self.done, self.failed, self.retries, self.total, self.reused, rate, elapsed
-        )
+        reused = self.reuse.count
+        return Progress(self.done, self.failed, self.retries, self.total, reused, rate, elapsed)
 
     def tick(self, *, force: bool = False) -> None:
         if self.report is None:
@@ -137,45 +143,35 @@ class Runner:
         # Every store call runs in a thread (the store protocol asks stores to be thread-safe),
         # so a busy store never stalls the loop, where calls of other runs may be in flight.
         await asyncio.to_thread(store.save_experiment, record, variants)
-        plan = list(experiment.plan())
-        stored = await asyncio.to_thread(store.observations, [p.id for p in plan])
-        reused = {i: o for i, o in stored.items() if o.status == "ok"}
-        todo = [p for p in plan if p.id not in reused]
-        tally = _Tally(len(plan), len(reused), self.on_progress)
+        measures = point_measures(experiment)
+        reuse = Reuse(store, record.id, [m.identity.id for m in measures])
+        # The plan is never held: counted here (a shard's part id by id), then made, looked up
+        # in the store and asked a block at a time.
+        tally = _Tally(await asyncio.to_thread(experiment.planned), reuse, self.on_progress)
         tally.tick(force=True)
         feed = Feed(
-            todo,
-            self.store,
+            Blocks(experiment.plan(), store, reuse, looked=tally.tick),
+            store,
+            reuse=reuse,
             budget=experiment.execution.budget(),
             chunk=min(max(experiment.execution.concurrency, 16), 1024),
         )
-        # Fresh outputs go to the store as they arrive and are not kept: only those a point
-        # measure could not score live stay, for measure_run to score (or to report).
+        # Fresh outputs go to the store as they arrive and are not kept: only the ids of those
+        # a point measure could not score live stay, for measuring below (or to report).
         unscored = await self._ask(experiment, record.id, feed, tally)
-        # Observations first stored by another experiment, or by another run while this one
-        # waited for them, join this one without a call.
-        reused.update(feed.reused)
-        tally.reused = len(reused)
-        foreign = [
-            o.model_copy(update={"experiment_id": record.id})
-            for o in reused.values()
-            if o.experiment_id != record.id
-        ]
-        if foreign:
-            await asyncio.to_thread(store.save_observations, foreign)
         self.last = tally.snapshot()
         tally.tick(force=True)
-        pairs = None
+        by_id = {v.id: v for v in variants}
+        # Outputs reused without some point measurement, then fresh ones a measure could not
+        # score, read back and measured a block at a time.
+        for ids in itertools.chain(reuse.unmeasured.chunks(BLOCK), unscored.chunks(BLOCK)):
+            stored = await asyncio.to_thread(store.observations, ids)
+            ok = [stored[i] for i in ids if i in stored]
+            await measure_points(experiment, ok, by_id, store)
         if any(isinstance(d, CallableDifference) for d in experiment.difference_measures):
             # A pairwise measure compares outputs across the whole run: read them back.
             pairs = (await asyncio.to_thread(store.load, record.id)).observations
-        await measure_run(
-            experiment,
-            [*reused.values(), *unscored],
-            {v.id: v for v in variants},
-            self.store,
-            pairs=pairs,
-        )
+            await measure_pairs(experiment, pairs, by_id, store)
         # The results are a load of the store: its columns hold a large run in a fraction of
         # the memory the records would take, and the load is the same for a fresh run, a
         # partly reused one and a later `Results.load`.
@@ -187,10 +183,10 @@ class Runner:
         experiment_id: str,
         feed: Feed,
         tally: _Tally,
-    ) -> list[Observation]:
+    ) -> Ids:
         """Ask for every planned observation the feed hands out and store it with the point
-        measurements made while calls were in flight; returns the successful outputs that
-        some point measure could not score then."""
+        measurements made while calls were in flight; returns the ids of the successful
+        outputs that some point measure could not score then."""
         targets = experiment.targets
         config = experiment.execution
         rng = random.Random(f"retry:{experiment.seed}")
@@ -200,7 +196,7 @@ class Runner:
         breakers = [Breaker(t.name, config.stop_after) for t in targets]
         redact = self.redact
         shape = experiment.answer_shape
-        unscored: list[Observation] = []
+        unscored = Ids()
 
         def retried() -> None:
             tally.retries += 1
@@ -239,7 +235,7 @@ class Runner:
                             points.append(point)
                 buffer.add(observation, points)
                 if ok and len(points) < len(measures):
-                    unscored.append(observation)
+                    unscored.add(observation.id)
                 breaker.finished(ok, output.error, attempts=result.attempts)
                 tally.done += 1
                 tally.failed += not ok
@@ -255,7 +251,7 @@ class Runner:
                 # A fixed pool of workers rather than a task per call: fewer objects, and
                 # measured faster than a semaphore over ten thousand tasks
                 # (benchmarks/runner_throughput.py).
-                await run_workers(min(config.concurrency, max(1, len(feed.pending))), worker)
+                await run_workers(min(config.concurrency, max(1, tally.total)), worker)
             ticker.cancel()
             await buffer.drain()
         finally:
@@ -266,8 +262,9 @@ class Runner:
             await _settle(buffer, feed)
         if buffer.broken is not None:
             raise buffer.failure()
-        # Outputs that could not be stored were stored as failed: nothing to score there.
-        return [o for o in unscored if o.id not in buffer.replaced]
+        # Outputs that could not be stored were stored as failed: read back, they are not
+        # scored.
+        return unscored
 
 
 async def _settle(buffer: WriteBuffer, feed: Feed) -> None:
