@@ -28,7 +28,7 @@ import io
 import json
 import sqlite3
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -81,53 +81,66 @@ def _codes(codes: np.ndarray[Any, Any], count: int) -> np.ndarray[Any, Any]:
     return codes
 
 
-def _categorical(parts: dict[str, bytes], name: str, column: Categorical) -> None:
-    parts[f"{name}.codes"] = _array(_codes(column.codes, len(column.values)))
+def _categorical(name: str, column: Categorical) -> Iterator[tuple[str, bytes]]:
+    yield f"{name}.codes", _array(_codes(column.codes, len(column.values)))
     if name == "obs.rest":  # None, or a pair of dicts (a tuple, which JSON would make a list)
-        parts[f"{name}.values"] = _json(column.values)
+        yield f"{name}.values", _json(column.values)
     else:
-        parts[f"{name}.values"] = _json(_wrapped(column.values))
+        yield f"{name}.values", _json(_wrapped(column.values))
 
 
-def _numbers(parts: dict[str, bytes], name: str, column: Any) -> None:
-    parts[name] = _array(column) if isinstance(column, np.ndarray) else _json(_wrapped(column))
+def _numbers(column: Any) -> bytes:
+    return _array(column) if isinstance(column, np.ndarray) else _json(_wrapped(column))
 
 
 def _encode(
     filed: FiledObservations, points: PointColumns, rows: np.ndarray[Any, Any]
-) -> dict[str, bytes]:
-    parts: dict[str, bytes] = {
-        "obs.ids": _json(filed.ids),
-        "obs.repetition": _array(filed.repetition),
-    }
+) -> Iterator[tuple[str, bytes]]:
+    """The parts of a snapshot, one at a time (a million rows make parts of tens of MB)."""
+    yield "obs.ids", _json(filed.ids)
+    yield "obs.repetition", _array(filed.repetition)
     for name, column in filed.top.items():
-        _categorical(parts, f"obs.top.{name}", column)
+        yield from _categorical(f"obs.top.{name}", column)
     for name, column in filed.outputs.items():
-        _categorical(parts, f"obs.output.{name}", column)
-    _categorical(parts, "obs.rest", filed.rest)
+        yield from _categorical(f"obs.output.{name}", column)
+    yield from _categorical("obs.rest", filed.rest)
     for name, numbers in filed.numbers.items():
-        _numbers(parts, f"obs.number.{name}", numbers)
-    _numbers(parts, "obs.latency", filed.latency)
-    parts["points.ids"] = _json(points.ids)
-    parts["points.rows"] = _array(_codes(rows, len(filed.ids)))
+        yield f"obs.number.{name}", _numbers(numbers)
+    yield "obs.latency", _numbers(filed.latency)
+    yield "points.ids", _json(points.ids)
+    yield "points.rows", _array(_codes(rows, len(filed.ids)))
     for name in ("measure", "measure_id", "details"):
-        _categorical(parts, f"points.{name}", getattr(points, name))
-    parts["points.values"] = _array(points.values)
-    parts["points.has_value"] = _array(points.has_value)
-    return parts
+        yield from _categorical(f"points.{name}", getattr(points, name))
+    yield "points.values", _array(points.values)
+    yield "points.has_value", _array(points.has_value)
 
 
 # -- decoding -------------------------------------------------------------------------------------
 class _Parts:
-    """The parts of one snapshot, read with checks: any surprise is a :class:`_MismatchError`."""
+    """The parts of one snapshot, each read from the file when it is decoded (so only one is
+    held at a time) and checked: any surprise is a :class:`_MismatchError`."""
 
-    def __init__(self, parts: dict[str, bytes]) -> None:
-        self.parts = parts
+    def __init__(
+        self, connection: sqlite3.Connection, experiment_id: str, crc: dict[str, Any]
+    ) -> None:
+        self.connection = connection
+        self.experiment_id = experiment_id
+        self.crc = crc
 
     def raw(self, name: str) -> bytes:
-        blob = self.parts.get(name)
-        if blob is None:
+        if name not in self.crc:
             raise _MismatchError(f"no part {name}")
+        pieces = self.connection.execute(
+            "SELECT piece, data FROM snapshots WHERE experiment_id = ? AND part = ? ORDER BY piece",
+            (self.experiment_id, name),
+        ).fetchall()
+        if [p[0] for p in pieces] != list(range(len(pieces))) or not pieces:
+            raise _MismatchError(f"{name} is not in whole pieces")
+        if not all(isinstance(p[1], bytes) for p in pieces):
+            raise _MismatchError(f"{name} is not a blob")
+        blob: bytes = pieces[0][1] if len(pieces) == 1 else b"".join(p[1] for p in pieces)
+        if zlib.crc32(blob) != self.crc[name]:
+            raise _MismatchError(f"{name} fails its CRC")
         return blob
 
     def json(self, name: str) -> Any:
@@ -255,21 +268,23 @@ def read_snapshot(
     snapshot of it that matches its rows (see the module's docstring)."""
     if connection.execute("PRAGMA user_version").fetchone()[0] < FIRST_SCHEMA:
         return None
-    pieces: dict[str, list[bytes]] = {}
-    for part, piece, data in connection.execute(
-        "SELECT part, piece, data FROM snapshots WHERE experiment_id = ? ORDER BY part, piece",
-        (experiment_id,),
-    ):
-        found = pieces.setdefault(part, [])
-        if piece != len(found) or not isinstance(data, bytes):
-            return None
-        found.append(data)
-    if not pieces:
-        return None
-    parts = _Parts({n: f[0] if len(f) == 1 else b"".join(f) for n, f in pieces.items()})
-    del pieces
     try:
-        header = parts.json("header")
+        stored = connection.execute(
+            "SELECT piece, data FROM snapshots WHERE experiment_id = ? AND part = 'header'",
+            (experiment_id,),
+        ).fetchall()
+        # The header is small, so always one piece.
+        if [row[0] for row in stored] != [0] or not isinstance(stored[0][1], bytes):
+            return None
+        if stored[0][1][:1] != b"J":
+            return None
+        header = json.loads(stored[0][1][1:])
+        names = {
+            row[0]
+            for row in connection.execute(
+                "SELECT DISTINCT part FROM snapshots WHERE experiment_id = ?", (experiment_id,)
+            )
+        }
         if (
             not isinstance(header, dict)
             or header.get("format") != _FORMAT
@@ -277,16 +292,13 @@ def read_snapshot(
             or header.get("wanted") != list(wanted)
             or header.get("stamp") != _stamp(connection, experiment_id)
             or not isinstance(header.get("crc"), dict)
-            or set(header["crc"]) != set(parts.parts) - {"header"}
+            or set(header["crc"]) != names - {"header"}
         ):
             return None
-        for name, crc in header["crc"].items():
-            if zlib.crc32(parts.parts[name]) != crc:
-                return None
         count, point_count = header.get("observations"), header.get("points")
         if type(count) is not int or type(point_count) is not int:
             return None
-        return _decode(parts, count, point_count)
+        return _decode(_Parts(connection, experiment_id, header["crc"]), count, point_count)
     # ValueError: JSON or an .npy part that does not parse; RecursionError: JSON nested deeper
     # than Python reads.
     except (_MismatchError, ValueError, RecursionError):
@@ -310,7 +322,12 @@ def write_snapshot(
     rows = np.zeros(0, dtype=np.int64) if not len(points) else points.rows
     if filed is None or rows is None:
         return False
-    parts = _encode(filed, points, rows)
+    connection.execute("DELETE FROM snapshots WHERE experiment_id = ?", (experiment_id,))
+    crc: dict[str, int] = {}
+    for name, data in _encode(filed, points, rows):
+        crc[name] = zlib.crc32(data)
+        _insert(connection, experiment_id, name, data)
+        del data
     header = {
         "format": _FORMAT,
         "experiment": experiment_id,
@@ -318,16 +335,20 @@ def write_snapshot(
         "stamp": _stamp(connection, experiment_id),
         "observations": len(filed),
         "points": len(points),
-        "crc": {name: zlib.crc32(data) for name, data in parts.items()},
+        "crc": crc,
     }
-    parts["header"] = _json(header)
-    connection.execute("DELETE FROM snapshots WHERE experiment_id = ?", (experiment_id,))
+    connection.execute(
+        "INSERT INTO snapshots (experiment_id, part, piece, data) VALUES (?, 'header', 0, ?)",
+        (experiment_id, _json(header)),
+    )
+    return True
+
+
+def _insert(connection: sqlite3.Connection, experiment_id: str, name: str, data: bytes) -> None:
     connection.executemany(
         "INSERT INTO snapshots (experiment_id, part, piece, data) VALUES (?, ?, ?, ?)",
         (
             (experiment_id, name, index, data[start : start + _PIECE])
-            for name, data in parts.items()
             for index, start in enumerate(range(0, max(len(data), 1), _PIECE))
         ),
     )
-    return True
