@@ -16,7 +16,7 @@ are) or from the dicts a store parsed (:meth:`ObservationColumns.of_rows`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any, TypeVar, overload
 
@@ -267,7 +267,8 @@ class PointColumns(_Rows[PointMeasurement]):
     ``ids`` and ``observation_ids`` are lists of str; ``measure`` and ``measure_id`` are
     :class:`Categorical`; ``values`` is float64 with ``has_value`` False where the stored
     value is None; ``details`` is categorical over the parsed keys. ``rows``, when the
-    maker knew them, holds each point's row among the run's observations.
+    maker knew them, holds each point's row among the run's observations, whose rows by id
+    are ``index`` (see :meth:`rows_in`).
     """
 
     _noun = "point measurement"
@@ -284,6 +285,7 @@ class PointColumns(_Rows[PointMeasurement]):
         build: Callable[[int], PointMeasurement] | None = None,
         *,
         rows: IntArray | None = None,
+        index: Mapping[str, int] | None = None,
     ) -> None:
         self.ids = ids
         self.observation_ids = observation_ids
@@ -293,6 +295,7 @@ class PointColumns(_Rows[PointMeasurement]):
         self.has_value = has_value
         self.details = details
         self.rows = rows
+        self._index = index
         self._build = build or self._record
 
     @classmethod
@@ -310,6 +313,11 @@ class PointColumns(_Rows[PointMeasurement]):
             Categorical.of(p.details for p in kept),
             kept.__getitem__,
         )
+
+    def rows_in(self, index: Mapping[str, int]) -> IntArray | None:
+        """Each point's row among the observations whose rows by id are ``index``, when these
+        points were read against that very index (None: look each id up in it)."""
+        return self.rows if self.rows is not None and self._index is index else None
 
     def _record(self, row: int) -> PointMeasurement:
         value = self.values[row].item() if self.has_value[row] else None

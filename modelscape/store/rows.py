@@ -232,6 +232,7 @@ def point_columns(
         np.concatenate(has_value) if has_value else np.zeros(0, dtype=np.bool_),
         Categorical(np.asarray(codes[2], dtype=np.int32), parsed),
         rows=np.asarray(rows_of, dtype=np.int64),
+        index=members,
     )
 
 

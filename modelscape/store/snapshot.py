@@ -241,6 +241,7 @@ def _decode(parts: _Parts, count: int, point_count: int) -> tuple[ObservationCol
         parts.numbers("points.has_value", np.bool_, point_count, packed=True),
         parts.categorical("points.details", point_count),
         rows=rows,
+        index=observations.rows_by_id,
     )
     return observations, points
 

@@ -15,6 +15,7 @@ import pytest
 from modelscape.errors import StoreError
 from modelscape.execution.runner import Runner
 from modelscape.execution.shard import Shard
+from modelscape.records.columns import ObservationColumns, PointColumns
 from modelscape.records.stored import Observation, PointMeasurement
 from modelscape.store import snapshot
 from modelscape.store.merge import merge_stores
@@ -73,6 +74,12 @@ def test_a_run_keeps_a_snapshot_that_loads_to_its_rows(tmp_path: Path) -> None:
     with SQLiteStore(path, read_only=True) as store:
         loaded = store.load(RUN.id)
     assert list(loaded.observations) == rows(path)[0]
+    assert isinstance(loaded.points, PointColumns) and isinstance(
+        loaded.observations, ObservationColumns
+    )
+    # The points know their observations' rows: the indexes need not look ids up.
+    assert loaded.points.rows_in(loaded.observations.rows_by_id) is not None
+    assert loaded.points.rows_in({}) is None
 
 
 def test_a_store_that_only_reads_never_writes_one(tmp_path: Path) -> None:
