@@ -74,9 +74,8 @@ def test_a_run_keeps_a_snapshot_that_loads_to_its_rows(tmp_path: Path) -> None:
     with SQLiteStore(path, read_only=True) as store:
         loaded = store.load(RUN.id)
     assert list(loaded.observations) == rows(path)[0]
-    assert isinstance(loaded.points, PointColumns) and isinstance(
-        loaded.observations, ObservationColumns
-    )
+    assert isinstance(loaded.points, PointColumns)
+    assert isinstance(loaded.observations, ObservationColumns)
     # The points know their observations' rows: the indexes need not look ids up.
     assert loaded.points.rows_in(loaded.observations.rows_by_id) is not None
     assert loaded.points.rows_in({}) is None
