@@ -394,17 +394,18 @@ class SQLiteStore:
         observations: ObservationColumns,
         points: PointColumns,
     ) -> None:
-        """Write a snapshot of what the open read transaction read; given up (the load goes
-        on) when another process wrote since it began or holds the write lock for long."""
+        """Write a snapshot of what the open read transaction read. It is only a cache, so
+        it is given up, and the load goes on, when it cannot be written: another process
+        wrote since the transaction began or holds the write lock for long, or the disk is
+        full."""
         connection = self._connection
         connection.execute(f"PRAGMA busy_timeout = {_KEEP_WAIT_MS}")
         try:
             write_snapshot(connection, experiment_id, wanted, observations, points)
             connection.execute("COMMIT")
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error) and "busy" not in str(error):
-                raise
-            connection.execute("ROLLBACK")
+        except sqlite3.OperationalError:
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
         finally:
             connection.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
 

@@ -256,3 +256,21 @@ def test_merged_shards_load_as_one_run_from_rows_and_from_snapshots(tmp_path: Pa
         assert [o.output for o in loaded.observations] == [o.output for o in single.observations]
         assert sorted(p.id for p in loaded.points) == sorted(p.id for p in single.points)
     assert cached(merged) == rows(merged)
+
+
+def test_a_load_while_another_process_writes_gives_up_its_snapshot(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    run_store(path)
+    edit(path, "DELETE FROM snapshots")
+    expected = rows(path)
+    other = sqlite3.connect(path, isolation_level=None)
+    with SQLiteStore(path) as store:
+        store.save_experiment(RECORD, [])  # a store that wrote: it would keep a snapshot
+        other.execute("BEGIN IMMEDIATE")  # but another process holds the write lock
+        loaded = store.load(RUN.id)
+        other.execute("ROLLBACK")
+        assert list(loaded.observations) == expected[0]
+        assert cached(path) is None
+        store.load(RUN.id)  # the lock is free now
+    other.close()
+    assert cached(path) == expected
