@@ -22,10 +22,9 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
+from typing import Any
 
 from modelscape.errors import StoreError
-from modelscape.records.columns import ObservationColumns, PointColumns
 from modelscape.records.stored import (
     DifferenceMeasurement,
     ExperimentRecord,
@@ -33,28 +32,13 @@ from modelscape.records.stored import (
     PointMeasurement,
 )
 from modelscape.store.connection import BUSY_SECONDS, connect, guard, inspect, writable
+from modelscape.store.loading import read_run
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from modelscape.store.protocol import StoredRun
-from modelscape.store.rows import (
-    DIFFERENCES,
-    VARIANTS,
-    canonical_columns,
-    chunks,
-    claim_leases,
-    compact,
-    marks,
-    observation_columns,
-    point_columns,
-    read_records,
-)
-from modelscape.store.snapshot import read_snapshot, write_snapshot
+from modelscape.store.rows import chunks, claim_leases, marks
 from modelscape.task.space import Variant
 
 __all__ = ["SQLiteStore"]
-
-R = TypeVar("R")
-# How long a load waits to write its snapshot while another process writes (milliseconds).
-_KEEP_WAIT_MS = 2000
 
 
 def _dump(observation: Observation) -> str:
@@ -319,7 +303,7 @@ class SQLiteStore:
                 # written at its end describes exactly the rows that were read.
                 self._connection.execute("BEGIN")
                 try:
-                    run = self._read_run(experiment_id, keep)
+                    run = read_run(self._connection, self.path, experiment_id, keep=keep)
                 finally:
                     if self._connection.in_transaction:
                         self._connection.execute("COMMIT")
@@ -327,87 +311,6 @@ class SQLiteStore:
         finally:
             if paused:
                 gc.enable()
-
-    def _read_run(self, experiment_id: str, keep: bool) -> StoredRun:
-        connection = self._connection
-        found = connection.execute(
-            "SELECT record FROM experiments WHERE id = ?", (experiment_id,)
-        ).fetchall()
-        if not found:
-            known = [
-                r[0] for r in connection.execute("SELECT id FROM experiments ORDER BY created")
-            ]
-            raise StoreError(
-                f"no experiment {experiment_id!r} in {self.path}; it holds {known} "
-                "(list them with `modelscape runs --store FILE`)"
-            )
-        experiment = ExperimentRecord.model_validate_json(found[0][0])
-        variants = read_records(
-            connection,
-            VARIANTS,
-            "SELECT v.record FROM experiment_variants AS e JOIN variants AS v "
-            "ON v.id = e.variant_id WHERE e.experiment_id = ? ORDER BY e.position",
-            (experiment_id,),
-        )
-        wanted = [m.id for m in (*experiment.point_metrics, *experiment.difference_measures)]
-        cached = read_snapshot(connection, experiment_id, wanted)
-        if cached is not None:
-            observations, points = cached
-        else:
-            observations = observation_columns(
-                connection,
-                "SELECT o.record FROM experiment_observations AS e JOIN observations AS o "
-                "ON o.id = e.observation_id WHERE e.experiment_id = ?",
-                (experiment_id,),
-                experiment_id,
-                canonical_columns(experiment, variants),
-            )
-            # Measurements are read by measure and kept when they belong to this run's outputs:
-            # a scan with a cheap filter beats a join through the index, twice over.
-            points = (
-                point_columns(connection, wanted, observations)
-                if wanted
-                else PointColumns.of_records(())
-            )
-            if keep:
-                self._keep(experiment_id, wanted, observations, points)
-        differences: list[DifferenceMeasurement] = []
-        if wanted:
-            members = observations.rows_by_id
-            differences = read_records(
-                connection,
-                DIFFERENCES,
-                "SELECT json_object('id', m.id, 'measure', m.measure, 'measure_id', m.measure_id, "
-                "'first', m.observation_id, 'second', m.second_id, 'value', m.value) "
-                f"FROM measurements AS m WHERE m.measure_id IN ({marks(len(wanted))}) "
-                "AND m.second_id IS NOT NULL",
-                wanted,
-            )
-            differences = [d for d in differences if d.first in members and d.second in members]
-            compact(differences)
-        return StoredRun(experiment, variants, observations, points, differences)
-
-    def _keep(
-        self,
-        experiment_id: str,
-        wanted: list[str],
-        observations: ObservationColumns,
-        points: PointColumns,
-    ) -> None:
-        """Write a snapshot of what the open read transaction read. It is only a cache, so
-        it is given up, and the load goes on, when it cannot be written: another process
-        wrote since the transaction began or holds the write lock for long, or the disk is
-        full."""
-        connection = self._connection
-        connection.execute(f"PRAGMA busy_timeout = {_KEEP_WAIT_MS}")
-        try:
-            write_snapshot(connection, experiment_id, wanted, observations, points)
-            connection.execute("COMMIT")
-        except sqlite3.OperationalError:
-            if connection.in_transaction:
-                connection.execute("ROLLBACK")
-        finally:
-            connection.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
 
     def close(self) -> None:
         """Close the connection; the file stays as it is."""
