@@ -76,8 +76,16 @@ def read_run(
             if wanted
             else PointColumns.of_records(())
         )
-        if keep:
-            _keep(connection, experiment_id, wanted, observations, points)
+    differences = _differences(connection, wanted, observations)
+    if keep and cached is None:  # last: everything above was read in the same transaction
+        _keep(connection, experiment_id, wanted, observations, points)
+    return StoredRun(experiment, variants, observations, points, differences)
+
+
+def _differences(
+    connection: sqlite3.Connection, wanted: list[str], observations: ObservationColumns
+) -> list[DifferenceMeasurement]:
+    """The difference measurements of the run's measures between two of its observations."""
     differences: list[DifferenceMeasurement] = []
     if wanted:
         members = observations.rows_by_id
@@ -92,7 +100,7 @@ def read_run(
         )
         differences = [d for d in differences if d.first in members and d.second in members]
         compact(differences)
-    return StoredRun(experiment, variants, observations, points, differences)
+    return differences
 
 
 def _keep(
