@@ -3,7 +3,7 @@
 Loading a run from its rows parses every observation's JSON and files each field of it
 (:mod:`~modelscape.records.filing`): about 30 s for a million observations. A snapshot keeps
 what that filing produced, and the point measurements' columns, in the ``snapshots`` table
-(schema 3), as a few parts per experiment: numpy arrays in ``.npy`` form (never pickles) and
+(schema 3), as a few parts per experiment: the raw bytes of numpy arrays (never pickles) and
 JSON lists of the few distinct values of each categorical column. A later load reads those
 parts and builds the same columns without reading a row.
 
@@ -24,7 +24,6 @@ writes one when a store that wrote a run loads it).
 
 from __future__ import annotations
 
-import io
 import json
 import sqlite3
 import zlib
@@ -56,11 +55,22 @@ class _MismatchError(Exception):
 
 
 # -- encoding -------------------------------------------------------------------------------------
+# The array types a snapshot holds, each named by two bytes; every one little-endian.
+_TYPES: dict[bytes, np.dtype[Any]] = {
+    b"u1": np.dtype("<u1"),
+    b"u2": np.dtype("<u2"),
+    b"u4": np.dtype("<u4"),
+    b"i8": np.dtype("<i8"),
+    b"f8": np.dtype("<f8"),
+    b"b1": np.dtype("|b1"),
+}
+_NAMES: dict[np.dtype[Any], bytes] = {dtype: name for name, dtype in _TYPES.items()}
+
+
 def _array(values: np.ndarray[Any, Any]) -> bytes:
-    out = io.BytesIO()
-    out.write(b"A")
-    np.lib.format.write_array(out, np.ascontiguousarray(values), allow_pickle=False)
-    return out.getvalue()
+    """``A``, the type's two-byte name, then the raw values: nothing a parser could trip on."""
+    dtype = values.dtype.newbyteorder("<") if values.dtype.byteorder == ">" else values.dtype
+    return b"A" + _NAMES[dtype] + np.ascontiguousarray(values, dtype=dtype).tobytes()
 
 
 def _json(value: Any) -> bytes:
@@ -153,9 +163,16 @@ class _Parts:
         blob = self.raw(name)
         if blob[:1] != b"A":
             raise _MismatchError(f"{name} is not an array")
-        values = np.lib.format.read_array(io.BytesIO(blob[1:]), allow_pickle=False)
-        if values.ndim != 1 or len(values) != length or values.dtype.kind not in kinds:
-            raise _MismatchError(f"{name} has the wrong shape or type")
+        dtype = _TYPES.get(blob[1:3])
+        if dtype is None or dtype.kind not in kinds:
+            raise _MismatchError(f"{name} has the wrong type")
+        raw = memoryview(blob)[3:]
+        if len(raw) != length * dtype.itemsize:
+            raise _MismatchError(f"{name} has the wrong length")
+        if dtype.kind == "b" and length and np.frombuffer(raw, np.uint8).max() > 1:
+            raise _MismatchError(f"{name} holds a truth value other than 0 and 1")
+        # A copy: the array owns its memory and can be written, like one built in memory.
+        values: np.ndarray[Any, Any] = np.frombuffer(raw, dtype).copy()
         return values
 
     def texts(self, name: str, length: int) -> list[str]:
@@ -300,7 +317,7 @@ def read_snapshot(
         if type(count) is not int or type(point_count) is not int:
             return None
         return _decode(_Parts(connection, experiment_id, header["crc"]), count, point_count)
-    # ValueError: JSON or an .npy part that does not parse; RecursionError: JSON nested deeper
+    # ValueError: JSON that does not parse or decode; RecursionError: JSON nested deeper
     # than Python reads.
     except (_MismatchError, ValueError, RecursionError):
         return None

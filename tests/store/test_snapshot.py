@@ -6,11 +6,14 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import shutil
 import sqlite3
 import zlib
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from modelscape.errors import StoreError
 from modelscape.execution.runner import Runner
@@ -274,3 +277,48 @@ def test_a_load_while_another_process_writes_gives_up_its_snapshot(tmp_path: Pat
         store.load(RUN.id)  # the lock is free now
     other.close()
     assert cached(path) == expected
+
+
+@pytest.fixture(scope="module")
+def kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A stored run with its snapshot, shared by the examples below (each works on a copy)."""
+    path = tmp_path_factory.mktemp("kept") / "s.db"
+    run_store(path)
+    return path
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(data=st.data())
+def test_a_forged_part_never_breaks_a_load(kept: Path, tmp_path: Path, data: st.DataObject) -> None:
+    """Bytes of any part changed, and the CRC fixed to match: the snapshot is refused or read,
+    never an exception, and the store still loads."""
+    path = tmp_path / f"f{data.draw(st.integers(0, 10**9))}.db"
+    shutil.copy(kept, path)
+    connection = sqlite3.connect(path)
+    names = sorted(r[0] for r in connection.execute("SELECT part FROM snapshots"))
+    name = data.draw(st.sampled_from([n for n in names if n != "header"]))
+    blob = bytearray(
+        connection.execute("SELECT data FROM snapshots WHERE part = ?", (name,)).fetchone()[0]
+    )
+    for _ in range(data.draw(st.integers(1, 3))):
+        at = data.draw(st.integers(0, len(blob) - 1))
+        blob[at] = data.draw(st.integers(0, 255))
+    if data.draw(st.booleans()):
+        del blob[data.draw(st.integers(1, len(blob))) :]
+    header = json.loads(
+        connection.execute("SELECT data FROM snapshots WHERE part = 'header'").fetchone()[0][1:]
+    )
+    header["crc"][name] = zlib.crc32(bytes(blob))
+    connection.execute("UPDATE snapshots SET data = ? WHERE part = ?", (bytes(blob), name))
+    connection.execute(
+        "UPDATE snapshots SET data = ? WHERE part = 'header'",
+        (b"J" + json.dumps(header).encode(),),
+    )
+    connection.commit()
+    connection.close()
+    found = cached(path)
+    if found is None:  # refused: the rows are read instead
+        with SQLiteStore(path, read_only=True) as store:
+            assert list(store.load(RUN.id).observations) == rows(path)[0]
