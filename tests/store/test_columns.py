@@ -252,8 +252,11 @@ def test_a_hand_edited_row_is_named(tmp_path: Path, sql: str, message: str) -> N
     with SQLiteStore(path) as store:
         Runner(store=store).run(RUN)
     connection = sqlite3.connect(path)
+    # The run kept a snapshot; the edit ends it, so the load reads the rows and names the bad one.
+    assert connection.execute("SELECT count(*) FROM snapshots").fetchone()[0] > 0
     connection.execute(sql)
     connection.commit()
+    assert connection.execute("SELECT count(*) FROM snapshots").fetchone()[0] == 0
     connection.close()
     with SQLiteStore(path) as store, pytest.raises(StoreError, match=message):
         store.load(RUN.id)
