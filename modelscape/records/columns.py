@@ -16,41 +16,24 @@ are) or from the dicts a store parsed (:meth:`ObservationColumns.of_rows`).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from functools import cached_property
 from typing import Any, TypeVar, overload
 
 import numpy as np
 
 from modelscape._model import trusted
-from modelscape.errors import StoreError
 from modelscape.records.categorical import (
     ABSENT,
     BoolArray,
     Categorical,
-    Codes,
     FloatArray,
     IntArray,
-    Numbers,
-    key,
 )
+from modelscape.records.filing import FiledObservations, file_rows, repetitions
 from modelscape.records.stored import Observation, PointMeasurement
 
 __all__ = ["ObservationColumns", "PointColumns"]
-
-# The fields of a stored observation (and of its output) that get a column of their own;
-# anything else a row holds goes to one column of the rest, so nothing is lost.
-_TOP = ("experiment_id", "target", "target_id", "variant_id", "case", "coordinate", "status")
-_OUTPUT = ("text", "data", "model", "usage", "finish_reason", "error")
-_OUTPUT_FIELDS = frozenset({*_OUTPUT, "latency"})
-_KINDS: dict[str, tuple[type, str]] = {
-    "seed": (int, "q"),
-    "attempts": (int, "q"),
-    "started": (float, "d"),
-    "duration": (float, "d"),
-}
-_ROW_FIELDS = frozenset({"id", "output", "repetition", *_TOP, *_KINDS})
-
 
 R = TypeVar("R", Observation, PointMeasurement)
 
@@ -134,6 +117,8 @@ class ObservationColumns(_Rows[Observation]):
         self.output_tokens: IntArray = fields["output_tokens"]
         self.cost: FloatArray = fields["cost"]
         self._build = build
+        #: The filed rows these columns read, when they were made from stored rows.
+        self.filed: FiledObservations | None = None
 
     # -- made from records --------------------------------------------------------------------
     @classmethod
@@ -148,7 +133,7 @@ class ObservationColumns(_Rows[Observation]):
             "coordinate": Categorical.of(o.coordinate for o in kept),
             "model": Categorical.of(o.output.model for o in kept),
             "ok": np.asarray([o.status == "ok" for o in kept], dtype=np.bool_),
-            "repetition": _repetitions([o.repetition for o in kept], [o.id for o in kept]),
+            "repetition": repetitions([o.repetition for o in kept], [o.id for o in kept]),
             "started": np.asarray([o.started for o in kept], dtype=np.float64),
             "duration": np.asarray([o.duration for o in kept], dtype=np.float64),
             "latency": np.asarray(
@@ -171,64 +156,30 @@ class ObservationColumns(_Rows[Observation]):
         make: Callable[[dict[str, Any]], Observation],
         order: Callable[[Categorical, Categorical, IntArray], IntArray] | None = None,
     ) -> ObservationColumns:
-        """Columns from the parsed JSON of stored observations, a block of rows at a time.
+        """Columns from the parsed JSON of stored observations, a block of rows at a time
+        (filed by :func:`~modelscape.records.filing.file_rows`).
 
-        Each block goes to the columns field by field, so the rows never all exist at once.
-        The coordinate of a variant is read from its first row (one dict per variant, as the
-        design has it). ``make`` builds a record from one row's dict (the store's own reader),
-        so a record read here is the record the row-by-row load makes. ``order``, given the
-        ``target_id`` and ``variant_id`` columns and the repetitions, returns the rows' order
-        (a stable sort, such as :func:`~modelscape.store.protocol.canonical_order`'s).
+        ``make`` builds a record from one row's dict (the store's own reader), so a record
+        read here is the record the row-by-row load makes. ``order``, given the ``target_id``
+        and ``variant_id`` columns and the repetitions, returns the rows' order (a stable
+        sort, such as :func:`~modelscape.store.protocol.canonical_order`'s).
         """
-        ids: list[str] = []
-        top = {name: Codes() for name in _TOP if name != "coordinate"}
-        out = {name: Codes() for name in _OUTPUT}
-        numbers = {name: Numbers(kind, code) for name, (kind, code) in _KINDS.items()}
-        latency = Numbers(float, "d")
-        extras = Codes()
-        repetitions: list[Any] = []
-        coordinates: dict[Any, Any] = {}
-        for block in blocks:
-            ids.extend([row["id"] for row in block])
-            repetitions.extend([row.get("repetition", ABSENT) for row in block])
-            for name, codes in top.items():
-                codes.extend([row.get(name, ABSENT) for row in block])
-            for row in block:
-                coordinates.setdefault(
-                    key(row.get("variant_id", ABSENT)), row.get("coordinate", ABSENT)
-                )
-            for name, column in numbers.items():
-                column.extend([row.get(name, ABSENT) for row in block])
-            found = [row.get("output") for row in block]
-            for row, output in zip(block, found, strict=True):
-                if not isinstance(output, dict):
-                    raise StoreError(f"observation {row['id']!r} has no output object")
-            given: list[dict[str, Any]] = found  # type: ignore[assignment]  # checked above
-            for name, codes in out.items():
-                codes.extend([output.get(name, ABSENT) for output in given])
-            latency.extend([output.get("latency", ABSENT) for output in given])
-            extras.extend([_extra(row, output) for row, output in zip(block, given, strict=True)])
-        repetition = _repetitions(repetitions, ids)
-        del repetitions
-        columns = {name: codes.column() for name, codes in top.items()}
-        variant = columns["variant_id"]
-        per_variant = Categorical.of(coordinates[key(v)] for v in variant.values)
-        columns["coordinate"] = Categorical(
-            per_variant.codes[variant.codes] if len(per_variant) else variant.codes,
-            per_variant.values,
-        )
-        outputs = {name: codes.column() for name, codes in out.items()}
-        rest = extras.column()
-        values: dict[str, Any] = {name: column.column() for name, column in numbers.items()}
-        latencies = latency.column()
+        filed = file_rows(blocks)
         if order is not None:
-            rows_order = order(columns["target_id"], columns["variant_id"], repetition)
-            ids = [ids[i] for i in rows_order.tolist()]
-            repetition = repetition[rows_order]
-            for categorical in (*columns.values(), *outputs.values(), rest):
-                categorical.codes = categorical.codes[rows_order]
-            values = {name: _take(column, rows_order) for name, column in values.items()}
-            latencies = _take(latencies, rows_order)
+            filed.reorder(order(filed.top["target_id"], filed.top["variant_id"], filed.repetition))
+        return cls.of_filed(filed, make)
+
+    @classmethod
+    def of_filed(
+        cls, filed: FiledObservations, make: Callable[[dict[str, Any]], Observation]
+    ) -> ObservationColumns:
+        """Columns over observations already filed, in the order they are filed in.
+
+        ``filed`` is kept as it is (a store may keep it to load the run again), so it must
+        not be changed afterwards.
+        """
+        ids, columns, repetition = filed.ids, filed.top, filed.repetition
+        values, outputs, latencies, rest = filed.numbers, filed.outputs, filed.latency, filed.rest
 
         def build(row: int) -> Observation:
             data: dict[str, Any] = {"id": ids[row]}
@@ -262,7 +213,9 @@ class ObservationColumns(_Rows[Observation]):
             "output_tokens": tokens[usage.codes, 1],
             "cost": costs[usage.codes] if len(costs) else np.zeros(len(ids), np.float64),
         }
-        return cls(ids, fields, build)
+        made = cls(ids, fields, build)
+        made.filed = filed
+        return made
 
     @cached_property
     def rows_by_id(self) -> dict[str, int]:
@@ -270,26 +223,9 @@ class ObservationColumns(_Rows[Observation]):
         return {observation_id: row for row, observation_id in enumerate(self.ids)}
 
 
-def _extra(row: dict[str, Any], output: dict[str, Any]) -> Any:
-    """What a stored row holds beyond the known fields (None: nothing), kept so that a record
-    built from the columns has it too."""
-    if _ROW_FIELDS.issuperset(row) and _OUTPUT_FIELDS.issuperset(output):
-        return None
-    return (
-        {k: v for k, v in row.items() if k not in _ROW_FIELDS},
-        {k: v for k, v in output.items() if k not in _OUTPUT_FIELDS},
-    )
-
-
 def _item(value: Any) -> Any:
     """A numpy scalar as the Python number it was stored as."""
     return value.item() if isinstance(value, np.generic) else value
-
-
-def _take(column: Any, order: IntArray) -> Any:
-    if isinstance(column, np.ndarray):
-        return column[order]
-    return [column[i] for i in order.tolist()]
 
 
 def _present(column: Categorical) -> Categorical:
@@ -325,22 +261,14 @@ def _cost(usage: Any) -> float:
     return float(cost)
 
 
-def _repetitions(values: list[Any], ids: Sequence[str]) -> IntArray:
-    """Repetitions as an int64 array; one that is not a whole number is named."""
-    for value, observation in zip(values, ids, strict=True):
-        if type(value) is not int:
-            raise StoreError(
-                f"observation {observation!r} has repetition {value!r}, not a whole number"
-            )
-    return np.asarray(values, dtype=np.int64)
-
-
 class PointColumns(_Rows[PointMeasurement]):
     """Point measurements as columns; ``columns[i]`` builds the i-th record.
 
     ``ids`` and ``observation_ids`` are lists of str; ``measure`` and ``measure_id`` are
     :class:`Categorical`; ``values`` is float64 with ``has_value`` False where the stored
-    value is None; ``details`` is categorical over the parsed keys.
+    value is None; ``details`` is categorical over the parsed keys. ``rows``, when the
+    maker knew them, holds each point's row among the run's observations, whose rows by id
+    are ``index`` (see :meth:`rows_in`).
     """
 
     _noun = "point measurement"
@@ -355,6 +283,9 @@ class PointColumns(_Rows[PointMeasurement]):
         has_value: BoolArray,
         details: Categorical,
         build: Callable[[int], PointMeasurement] | None = None,
+        *,
+        rows: IntArray | None = None,
+        index: Mapping[str, int] | None = None,
     ) -> None:
         self.ids = ids
         self.observation_ids = observation_ids
@@ -363,6 +294,8 @@ class PointColumns(_Rows[PointMeasurement]):
         self.values = values
         self.has_value = has_value
         self.details = details
+        self.rows = rows
+        self._index = index
         self._build = build or self._record
 
     @classmethod
@@ -380,6 +313,11 @@ class PointColumns(_Rows[PointMeasurement]):
             Categorical.of(p.details for p in kept),
             kept.__getitem__,
         )
+
+    def rows_in(self, index: Mapping[str, int]) -> IntArray | None:
+        """Each point's row among the observations whose rows by id are ``index``, when these
+        points were read against that very index (None: look each id up in it)."""
+        return self.rows if self.rows is not None and self._index is index else None
 
     def _record(self, row: int) -> PointMeasurement:
         value = self.values[row].item() if self.has_value[row] else None

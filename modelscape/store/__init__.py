@@ -4,6 +4,8 @@
   ``Leasing``, which lets two runs share a store without paying twice
 - :mod:`~modelscape.store.connection`: opening a file without harming it; SQLite's errors
 - :mod:`~modelscape.store.sqlite`: ``SQLiteStore``, one SQLite file (the default)
+- :mod:`~modelscape.store.snapshot`: a run kept in its SQLite file as columns, so a load of a
+  million observations reads a few arrays instead of parsing every row
 - :mod:`~modelscape.store.memory`: ``MemoryStore``, for runs that need not outlive the process
 - :mod:`~modelscape.store.registry`: ``open_store``, which opens a store by path or URL, and the
   ``modelscape.stores`` entry point group through which other kinds of store plug in

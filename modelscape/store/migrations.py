@@ -16,11 +16,25 @@ Tables (ids are content hashes and primary keys):
 - ``measurements``: point measurements (``second_id`` NULL) and difference measurements.
 - ``leases`` (from 2): which process is asking for which observation now, and until when, so
   that two runs sharing a store do not both pay for one call.
+- ``snapshots`` (from 3): an experiment's observations and point measurements as columns, in
+  parts, so that a load need not parse every row (:mod:`~modelscape.store.snapshot`). Triggers
+  on every table a load reads delete all snapshots when one of its rows is inserted, changed
+  or deleted, whoever writes it.
 """
 
 from __future__ import annotations
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION"]
+
+# The tables whose rows a load reads: a change to any of them makes every snapshot stale.
+_LOADED = (
+    "experiments",
+    "variants",
+    "experiment_variants",
+    "observations",
+    "experiment_observations",
+    "measurements",
+)
 
 MIGRATIONS: tuple[tuple[str, ...], ...] = (
     # 1: the first schema.
@@ -74,6 +88,22 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
             pid INTEGER NOT NULL,
             expires REAL NOT NULL
         ) WITHOUT ROWID""",
+    ),
+    # 3: snapshots of runs as columns, and the triggers that end them on any change.
+    (
+        """CREATE TABLE snapshots (
+            experiment_id TEXT NOT NULL,
+            part TEXT NOT NULL,
+            piece INTEGER NOT NULL,
+            data BLOB NOT NULL,
+            PRIMARY KEY (experiment_id, part, piece)
+        )""",
+        *(
+            f"CREATE TRIGGER {table}_{event.lower()}_ends_snapshots AFTER {event} ON {table} "
+            "BEGIN DELETE FROM snapshots; END"
+            for table in _LOADED
+            for event in ("INSERT", "UPDATE", "DELETE")
+        ),
     ),
 )
 

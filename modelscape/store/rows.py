@@ -17,7 +17,7 @@ from modelscape._model import trusted
 from modelscape.errors import StoreError
 from modelscape.records.categorical import BoolArray, Categorical, FloatArray, IntArray
 from modelscape.records.columns import ObservationColumns, PointColumns
-from modelscape.records.stored import DifferenceMeasurement, Observation
+from modelscape.records.stored import DifferenceMeasurement, ExperimentRecord, Observation
 from modelscape.store.protocol import holder_alive
 from modelscape.target import TargetOutput, Usage
 from modelscape.task.space import Variant
@@ -25,6 +25,7 @@ from modelscape.task.space import Variant
 __all__ = [
     "DIFFERENCES",
     "VARIANTS",
+    "canonical_columns",
     "chunks",
     "claim_leases",
     "compact",
@@ -123,6 +124,27 @@ def read_records(
     return found
 
 
+def canonical_columns(
+    experiment: ExperimentRecord, variants: Sequence[Variant]
+) -> Callable[[Categorical, Categorical, IntArray], IntArray]:
+    """:func:`~modelscape.store.protocol.canonical_order` on columns: the order of rows by
+    target (as the experiment lists them), variant position, then repetition."""
+    targets = {t.id: i for i, t in enumerate(experiment.targets)}
+    positions = {v.id: i for i, v in enumerate(variants)}
+
+    def order(target_ids: Categorical, variant_ids: Categorical, repetition: IntArray) -> IntArray:
+        by_target = np.asarray([targets.get(t, -1) for t in target_ids.values], np.int64)
+        far = len(positions)
+        by_variant = np.asarray([positions.get(v, far) for v in variant_ids.values], np.int64)
+        if not len(repetition):
+            return np.zeros(0, dtype=np.int64)
+        return np.lexsort(
+            (repetition, by_variant[variant_ids.codes], by_target[target_ids.codes])
+        ).astype(np.int64)
+
+    return order
+
+
 def observation_columns(
     connection: sqlite3.Connection,
     sql: str,
@@ -209,6 +231,8 @@ def point_columns(
         np.concatenate(values) if values else np.zeros(0, dtype=np.float64),
         np.concatenate(has_value) if has_value else np.zeros(0, dtype=np.bool_),
         Categorical(np.asarray(codes[2], dtype=np.int32), parsed),
+        rows=np.asarray(rows_of, dtype=np.int64),
+        index=members,
     )
 
 

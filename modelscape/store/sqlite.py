@@ -22,14 +22,9 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
-from typing import Any, TypeVar
-
-import numpy as np
-from pydantic import TypeAdapter
+from typing import Any
 
 from modelscape.errors import StoreError
-from modelscape.records.categorical import Categorical, IntArray
-from modelscape.records.columns import PointColumns
 from modelscape.records.stored import (
     DifferenceMeasurement,
     ExperimentRecord,
@@ -37,24 +32,13 @@ from modelscape.records.stored import (
     PointMeasurement,
 )
 from modelscape.store.connection import BUSY_SECONDS, connect, guard, inspect, writable
+from modelscape.store.loading import read_run
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from modelscape.store.protocol import StoredRun
-from modelscape.store.rows import (
-    DIFFERENCES,
-    VARIANTS,
-    chunks,
-    claim_leases,
-    compact,
-    marks,
-    observation_columns,
-    point_columns,
-    read_records,
-)
+from modelscape.store.rows import chunks, claim_leases, marks
 from modelscape.task.space import Variant
 
 __all__ = ["SQLiteStore"]
-
-R = TypeVar("R")
 
 
 def _dump(observation: Observation) -> str:
@@ -289,84 +273,44 @@ class SQLiteStore:
             return [ExperimentRecord.model_validate_json(r[0]) for r in rows]
 
     def load(self, experiment_id: str) -> StoredRun:
-        """Everything one experiment left, observations in canonical order."""
+        """Everything one experiment left, observations in canonical order.
+
+        The run is read from its snapshot when the file has one that matches its rows, else
+        from the rows; a store that has written to its file keeps a snapshot of what it read
+        from the rows, so the next load is fast (:mod:`~modelscape.store.snapshot`).
+        """
+        return self._load(experiment_id, keep=self._prepared and not self.read_only)
+
+    def snapshot(self, experiment_id: str) -> None:
+        """Keep a snapshot of an experiment's run in the file, so that loads read columns
+        instead of parsing every row. The first write to a file of an older schema migrates
+        it; a store open read-only refuses with a :class:`StoreError`."""
+        with self._lock, guard(self.path, "preparing the file for a snapshot"):
+            self._prepare()
+        self._load(experiment_id, keep=True)
+
+    def _load(self, experiment_id: str, *, keep: bool) -> StoredRun:
         # Hundreds of thousands of new objects would trigger many full collections of the
         # cyclic garbage collector for nothing: none of them is garbage yet.
         paused = gc.isenabled()
         gc.disable()
         try:
-            with guard(self.path, f"loading experiment {experiment_id}", records=True):
-                return self._load(experiment_id)
+            with (
+                self._lock,
+                guard(self.path, f"loading experiment {experiment_id}", records=True),
+            ):
+                # One read transaction: every table is read as of one moment, and a snapshot
+                # written at its end describes exactly the rows that were read.
+                self._connection.execute("BEGIN")
+                try:
+                    run = read_run(self._connection, self.path, experiment_id, keep=keep)
+                finally:
+                    if self._connection.in_transaction:
+                        self._connection.execute("COMMIT")
+                return run
         finally:
             if paused:
                 gc.enable()
-
-    def _load(self, experiment_id: str) -> StoredRun:
-        found = self._select("SELECT record FROM experiments WHERE id = ?", (experiment_id,))
-        if not found:
-            known = [r[0] for r in self._select("SELECT id FROM experiments ORDER BY created")]
-            raise StoreError(
-                f"no experiment {experiment_id!r} in {self.path}; it holds {known} "
-                "(list them with `modelscape runs --store FILE`)"
-            )
-        experiment = ExperimentRecord.model_validate_json(found[0][0])
-        variants = self._records(
-            VARIANTS,
-            "SELECT v.record FROM experiment_variants AS e JOIN variants AS v "
-            "ON v.id = e.variant_id WHERE e.experiment_id = ? ORDER BY e.position",
-            (experiment_id,),
-        )
-        targets = {t.id: i for i, t in enumerate(experiment.targets)}
-        positions = {v.id: i for i, v in enumerate(variants)}
-
-        def order(
-            target_ids: Categorical, variant_ids: Categorical, repetition: IntArray
-        ) -> IntArray:
-            # canonical_order, on columns: target, then variant position, then repetition.
-            by_target = np.asarray([targets.get(t, -1) for t in target_ids.values], np.int64)
-            far = len(positions)
-            by_variant = np.asarray([positions.get(v, far) for v in variant_ids.values], np.int64)
-            if not len(repetition):
-                return np.zeros(0, dtype=np.int64)
-            return np.lexsort(
-                (repetition, by_variant[variant_ids.codes], by_target[target_ids.codes])
-            ).astype(np.int64)
-
-        with self._lock:
-            observations = observation_columns(
-                self._connection,
-                "SELECT o.record FROM experiment_observations AS e JOIN observations AS o "
-                "ON o.id = e.observation_id WHERE e.experiment_id = ?",
-                (experiment_id,),
-                experiment_id,
-                order,
-            )
-        members = observations.rows_by_id
-        wanted = [m.id for m in (*experiment.point_metrics, *experiment.difference_measures)]
-        # Measurements are read by measure and kept when they belong to this run's outputs: a
-        # scan with a cheap filter beats a join through the index, twice over, on large runs.
-        points = PointColumns.of_records(())
-        differences: list[DifferenceMeasurement] = []
-        if wanted:
-            with self._lock:
-                points = point_columns(self._connection, wanted, observations)
-            differences = self._records(
-                DIFFERENCES,
-                "SELECT json_object('id', m.id, 'measure', m.measure, 'measure_id', m.measure_id, "
-                "'first', m.observation_id, 'second', m.second_id, 'value', m.value) "
-                f"FROM measurements AS m WHERE m.measure_id IN ({marks(len(wanted))}) "
-                "AND m.second_id IS NOT NULL",
-                wanted,
-            )
-            differences = [d for d in differences if d.first in members and d.second in members]
-            compact(differences)
-        return StoredRun(experiment, variants, observations, points, differences)
-
-    def _records(
-        self, adapter: TypeAdapter[list[R]], sql: str, parameters: Sequence[Any]
-    ) -> list[R]:
-        with self._lock:
-            return read_records(self._connection, adapter, sql, parameters)
 
     def close(self) -> None:
         """Close the connection; the file stays as it is."""

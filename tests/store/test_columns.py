@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -19,6 +20,7 @@ from modelscape.records.stored import Observation, PointMeasurement
 from modelscape.results.results import Results
 from modelscape.store.protocol import canonical_order
 from modelscape.store.rows import observation_of
+from modelscape.store.snapshot import read_snapshot
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.target import TargetOutput, Usage
 from tests.support.mapping_space import experiment, planted
@@ -90,6 +92,32 @@ def points_of(
     return found
 
 
+#: Hand edits a stored row may carry: fields beyond the known ones, fields missing (an older
+#: version's rows), numbers of another kind than the one packed.
+EDITS = [
+    "UPDATE observations SET record = json_set(record, '$.note', json('[1, {\"a\": null}]')) "
+    "WHERE rowid % 2 = 0",
+    "UPDATE observations SET record = json_set(record, '$.output.extra', 'x') WHERE rowid % 3 = 0",
+    "UPDATE observations SET record = json_remove(record, '$.attempts', '$.output.latency') "
+    "WHERE rowid % 2 = 1",
+    "UPDATE observations SET record = json_set(record, '$.started', 5) WHERE rowid = 1",
+    "UPDATE observations SET record = json_set(record, '$.duration', 3) WHERE rowid = 2",
+    "UPDATE observations SET record = json_set(record, '$.output.latency', 2) WHERE rowid = 3",
+    "UPDATE observations SET record = json_remove(record, '$.output.model') WHERE rowid = 1",
+]
+
+
+def assert_same_columns(a: ObservationColumns, b: ObservationColumns) -> None:
+    """The columns analyses read are equal, number by number (NaN where NaN)."""
+    assert a.ids == b.ids
+    for name in ("target", "case", "variant", "coordinate", "model"):
+        left, right = getattr(a, name), getattr(b, name)
+        assert [left[i] for i in range(len(a))] == [right[i] for i in range(len(b))]
+    for name in ("ok", "repetition", "started", "duration", "latency", "input_tokens"):
+        assert np.array_equal(getattr(a, name), getattr(b, name), equal_nan=name != "ok")
+    assert np.array_equal(a.cost, b.cost, equal_nan=True)
+
+
 def row_by_row(path: Path, experiment_id: str) -> tuple[list[Observation], list[PointMeasurement]]:
     """The records of a run read one row at a time, as the store read them before columns."""
     connection = sqlite3.connect(path)
@@ -136,15 +164,35 @@ def test_a_columnar_load_equals_the_row_by_row_load(tmp_path: Path, data: st.Dat
         store.save_observations(stored)
         store.save_measurements(points=points)
         store.save_observations([o.model_copy(update={"experiment_id": RECORD.id}) for o in stored])
-        loaded = store.load(RECORD.id)
-    assert isinstance(loaded.observations, ObservationColumns)
-    assert isinstance(loaded.points, PointColumns)
+    edits = data.draw(st.lists(st.sampled_from(EDITS), max_size=3))
+    connection = sqlite3.connect(path)
+    for edit in edits:  # rows as other versions or other programs may leave them
+        connection.execute(edit)
+    connection.commit()
+    connection.close()
     expected, expected_points = row_by_row(path, RECORD.id)
-    assert [o.model_dump() for o in loaded.observations] == [o.model_dump() for o in expected]
     key = sorted(expected_points, key=lambda p: p.id)
-    assert sorted((p.model_dump() for p in loaded.points), key=lambda p: p["id"]) == [
-        p.model_dump() for p in key
-    ]
+    with SQLiteStore(path) as store:
+        store.save_experiment(RECORD, VARIANTS)  # a store that wrote keeps a snapshot on load
+        from_rows = store.load(RECORD.id)
+    with SQLiteStore(path, read_only=True) as store:
+        from_snapshot = store.load(RECORD.id)
+    wanted = [m.id for m in (*RECORD.point_metrics, *RECORD.difference_measures)]
+    with sqlite3.connect(path) as connection:
+        assert read_snapshot(connection, RECORD.id, wanted) is not None
+    connection.close()
+    for loaded in (from_rows, from_snapshot):
+        assert isinstance(loaded.observations, ObservationColumns)
+        assert isinstance(loaded.points, PointColumns)
+        assert [o.model_dump() for o in loaded.observations] == [o.model_dump() for o in expected]
+        assert [o.model_dump_json() for o in loaded.observations] == [
+            o.model_dump_json() for o in from_rows.observations
+        ]
+        assert sorted((p.model_dump() for p in loaded.points), key=lambda p: p["id"]) == [
+            p.model_dump() for p in key
+        ]
+        assert loaded.observations.filed is not None
+        assert_same_columns(loaded.observations, from_rows.observations)
     # Indexes read on columns answer as those read on the records.
     by_columns = Results.load(SQLiteStore(path, read_only=True), RECORD.id)
     by_records = Results(RECORD, VARIANTS, expected, expected_points, [])
@@ -204,8 +252,11 @@ def test_a_hand_edited_row_is_named(tmp_path: Path, sql: str, message: str) -> N
     with SQLiteStore(path) as store:
         Runner(store=store).run(RUN)
     connection = sqlite3.connect(path)
+    # The run kept a snapshot; the edit ends it, so the load reads the rows and names the bad one.
+    assert connection.execute("SELECT count(*) FROM snapshots").fetchone()[0] > 0
     connection.execute(sql)
     connection.commit()
+    assert connection.execute("SELECT count(*) FROM snapshots").fetchone()[0] == 0
     connection.close()
     with SQLiteStore(path) as store, pytest.raises(StoreError, match=message):
         store.load(RUN.id)

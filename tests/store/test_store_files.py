@@ -66,6 +66,10 @@ def test_an_older_store_is_read_without_being_changed_and_migrated_on_write(
     path = tmp_path / "old.db"
     run = stored_run(path)
     with sqlite3.connect(path) as connection:  # back to the first schema, as 0.1 wrote it
+        triggers = connection.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'")
+        for (name,) in triggers.fetchall():
+            connection.execute(f"DROP TRIGGER {name}")
+        connection.execute("DROP TABLE snapshots")
         connection.execute("DROP TABLE leases")
         connection.execute("PRAGMA user_version = 1")
     connection.close()
