@@ -63,6 +63,8 @@ _BLOCK_ELEMENTS = 1 << 22
 #: Largest number of (counts at a, counts at b) pairs a unit's redrawn excess is tabulated
 #: over; beyond it (many distinct outputs) the counts are drawn one resample at a time.
 _TABULATED = 1 << 14
+#: Largest number of count vectors per side whose draw counts CDF values instead of searching.
+_COUNTED = 64
 
 
 def unit_models(
@@ -188,16 +190,26 @@ def _tabulated(
 def _draw(probabilities: FloatArray, resamples: int, rng: np.random.Generator) -> IntArray:
     """One index per resample and unit, drawn from each unit's probabilities: (resamples, units).
 
-    Inverse CDF over one sorted array for all units (unit i's CDF runs over (i, i + 1]), so
-    one search serves every unit.
+    Inverse CDF: unit i's CDF is shifted into (i, i + 1] and its uniforms by i, as one sorted
+    array for all units would have them. A unit's index is how many of its own CDF values lie
+    at or below its uniform (at most the last index), which is what a search of that one
+    sorted array finds for it, bit for bit, and far cheaper than searching a million values
+    when a unit has a handful.
     """
     units, size = probabilities.shape
     cumulative = np.cumsum(probabilities, axis=1)
     offsets = np.arange(units, dtype=np.float64)[:, None]
-    flat = (cumulative / cumulative[:, -1:] + offsets).ravel()
-    found = np.searchsorted(flat, rng.random((resamples, units)) + offsets.T, side="right")
-    # A uniform that rounds up into the next unit's range stays with its own unit's last value.
-    picked: IntArray = np.minimum(found - np.arange(units) * size, size - 1)
+    shifted = cumulative / cumulative[:, -1:] + offsets
+    uniforms = rng.random((resamples, units)) + offsets.T
+    if size > _COUNTED:
+        found = np.searchsorted(shifted.ravel(), uniforms, side="right")
+        # A uniform that rounds up into the next unit's range stays with its own last value.
+        searched: IntArray = np.minimum(found - np.arange(units) * size, size - 1)
+        return searched
+    # Each CDF is sorted, so counting its values up to the last but one caps the index there.
+    picked: IntArray = np.zeros((resamples, units), dtype=np.intp)
+    for value in range(size - 1):
+        picked += uniforms >= shifted[:, value]
     return picked
 
 
