@@ -63,9 +63,7 @@ def bootstrap_distribution(
     # that a resample of equal values reproduces their mean exactly.
     ones = np.ones(cases)
     parts = [
-        per_case.take(
-            draw_indices(cases, (min(block, resamples - start), cases), rng, widen=False)
-        )
+        per_case.take(draw_indices(cases, (min(block, resamples - start), cases), rng, widen=False))
         @ ones
         for start in range(0, resamples, block)
     ]

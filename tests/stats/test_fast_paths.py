@@ -26,8 +26,9 @@ from modelscape.stats.smoothed import _COUNTED, _draw
 
 
 def _plain_monte_carlo(prepared, observed_sum, tolerance, permutations, rng):  # type: ignore[no-untyped-def]
-    tables = [part.table for part in prepared if part.table is not None]
-    counts = np.concatenate([np.full(len(t), part.labelings) for part, t in zip(prepared, tables)])
+    tabulated = [part for part in prepared if part.table is not None]
+    tables = [part.table for part in tabulated]
+    counts = np.concatenate([np.full(len(part.observed), part.labelings) for part in tabulated])
     rows = [row for table in tables for row in table]
     high = int(counts[0]) if (counts == counts[0]).all() else counts[:, None]
     hits = 0
@@ -156,5 +157,6 @@ def test_compare_on_many_alike_cases_equals_the_plain_algorithm(
     monkeypatch.setattr("modelscape.stats.smoothed._draw", _plain_draw)
     plain = compare(cases, inference=inference, key="k")
     assert fast == plain
-    assert fast.p_value is not None and fast.low is not None
+    assert fast.p_value is not None
+    assert fast.low is not None
     assert fast.bootstrap_distribution.tobytes() == plain.bootstrap_distribution.tobytes()
