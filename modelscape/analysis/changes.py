@@ -69,18 +69,29 @@ class Tally:
         found: Prepared,
     ) -> None:
         """Count one step over the chosen cases, with its prepared matrices."""
-        for case in cases:
-            kept = same_value(records.reference(case, first), records.reference(case, second))
-            if kept:
-                self.kept_pairs += 1
-            else:
-                self.moved_pairs += 1
-            if readable.both_sides(case, first, second):
-                (self.kept_read if kept else self.moved_read).add(case)
+        # Every case's correct answers and read counts at once, then one pass over the cases.
+        kept_of = {
+            case: same_value(before, after)
+            for case, before, after in zip(
+                cases,
+                records.references(cases, first),
+                records.references(cases, second),
+                strict=True,
+            )
+        }
+        kept_count = sum(kept_of.values())
+        self.kept_pairs += kept_count
+        self.moved_pairs += len(cases) - kept_count
+        for case, read in zip(cases, readable.all_sides(cases, first, second), strict=True):
+            if read:
+                (self.kept_read if kept_of[case] else self.moved_read).add(case)
         excess = (found.between - found.within).tolist()
         for index, case in enumerate(found.cases):
             matrix, n_a = found.matrices[index], found.sizes[index]
-            if same_value(records.reference(case, first), records.reference(case, second)):
+            kept = kept_of.get(case)
+            if kept is None:
+                kept = same_value(records.reference(case, first), records.reference(case, second))
+            if kept:
                 self.units.append((matrix, n_a))
                 self.clusters.append(case)
                 self.excess.append(excess[index])
