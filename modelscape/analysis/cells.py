@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
 
-from modelscape._identity import AxisValue, JsonValue
+from modelscape._identity import AxisValue, JsonValue, canonical_json
 from modelscape.errors import AnalysisError
 from modelscape.measures import key_distance, key_distances, key_numbers
 from modelscape.records.run import CoordinateKey, Derived, RunRecords
@@ -138,6 +139,32 @@ class MeasureView:
             self._cells[index] = found
         return found
 
+    @cached_property
+    def numbers_by_row(self) -> tuple[FloatArray, NDArray[np.bool_]] | None:
+        """Each observation's key as the number :func:`key_numbers` makes of it, and whether
+        it has one; None unless every key of this measure is a single number (discrete and
+        absolute keyed measures). Each distinct key is converted once."""
+        rows = self.results.point_rows(self.measure)
+        if not self.keyed or self.distance not in ("discrete", "absolute") or rows is None:
+            return None
+        details = self.results.point_measurements.details  # type: ignore[attr-defined]
+        if self.distance == "discrete":
+            book = self._codes
+            per_key = [float(book.setdefault(canonical_json(k), len(book))) for k in details.values]
+            usable = [True] * len(per_key)
+        else:
+            usable = [isinstance(k, int | float) for k in details.values]
+            per_key = [
+                float(k) if ok else 0.0 for k, ok in zip(details.values, usable, strict=True)
+            ]
+        numbers = np.zeros(len(rows), dtype=np.float64)
+        valid = np.zeros(len(rows), dtype=np.bool_)
+        present = rows >= 0
+        codes = details.codes[rows[present]]
+        numbers[present] = np.asarray(per_key, dtype=np.float64)[codes]
+        valid[present] = np.asarray(usable, dtype=np.bool_)[codes]
+        return numbers, valid
+
     def _read(self, outputs: Sequence[Observation]) -> _Cell:
         if not self.keyed:
             return _Cell(outputs, (), (), None)
@@ -237,6 +264,10 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
     found = shared.get(key)
     if found is not None:
         return found
+    found = _prepare_at_once(view, comparand, cases, first_key, second_key)
+    if found is not None:
+        shared[key] = found
+        return found
     kept: list[tuple[str, _Cell, _Cell]] = []
     for case in cases:
         a = view.cell(comparand.first_target, case, first, first_key)
@@ -282,6 +313,77 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         within=within,
     )
     return found
+
+
+def _prepare_at_once(
+    view: MeasureView,
+    comparand: Comparand,
+    cases: tuple[str, ...],
+    first_key: CoordinateKey,
+    second_key: CoordinateKey,
+) -> Prepared | None:
+    """:func:`prepare` for every case in one pass over arrays, when each output's key is one
+    number (discrete and absolute keyed measures): the same cases, groups, stacks and
+    matrices as cell by cell, so the same numbers. None when that does not hold (a pairwise
+    measure, vectors, an output without a number), for the cell-by-cell path to handle or
+    to explain."""
+    by_row = view.numbers_by_row
+    if by_row is None:
+        return None
+    numbers, valid = by_row
+    records = view.results
+    cells_a, sizes_a = records.cells_at(comparand.first_target, cases, first_key)
+    cells_b, sizes_b = records.cells_at(comparand.second_target, cases, second_key)
+    measured = records.point_rows(view.measure)
+    assert measured is not None  # numbers_by_row is None without points
+    for cells, sizes in ((cells_a, sizes_a), (cells_b, sizes_b)):
+        # Cell by cell, any output of any case without a point is an error: say which.
+        for size in np.unique(sizes[sizes > 0]).tolist():
+            if (measured[records.cell_block(cells[sizes == size], size)] < 0).any():
+                return None
+    kept = np.flatnonzero((sizes_a >= 2) & (sizes_b >= 2))
+    count = len(kept)
+    sizes = sizes_a[kept]
+    pairs = np.stack([sizes, sizes_b[kept]], axis=1)
+    # The groups of equal sizes, in the order each first appears, as cell by cell.
+    distinct, first_seen, which = np.unique(pairs, axis=0, return_index=True, return_inverse=True)
+    blocks = []
+    for group in np.argsort(first_seen, kind="stable").tolist():
+        members = np.flatnonzero(which.ravel() == group)
+        n_a, n_b = (int(n) for n in distinct[group])
+        rows = np.concatenate(
+            [
+                records.cell_block(cells_a[kept[members]], n_a),
+                records.cell_block(cells_b[kept[members]], n_b),
+            ],
+            axis=1,
+        )
+        if not valid[rows].all():
+            return None  # an output without a number: the cell-by-cell path says which
+        blocks.append((members, n_a, rows))
+    point_ids = records.point_measurements.ids  # type: ignore[attr-defined]
+    matrices: list[FloatArray | None] = [None] * count
+    ids: list[tuple[str, ...]] = [()] * count
+    between = np.zeros(count, dtype=np.float64)
+    within = np.zeros(count, dtype=np.float64)
+    for members, n_a, rows in blocks:
+        stack = view._distances(numbers[rows])
+        for position, (index, points) in enumerate(
+            zip(members.tolist(), measured[rows].tolist(), strict=True)
+        ):
+            matrices[index] = stack[position]
+            ids[index] = tuple(point_ids[p] for p in points)
+        parts = between_and_within(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
+        between[members] = parts[0]
+        within[members] = parts[1]
+    return Prepared(
+        cases=tuple(cases[i] for i in kept.tolist()),
+        matrices=tuple(m for m in matrices if m is not None),
+        sizes=tuple(sizes.tolist()),
+        ids=tuple(ids),
+        between=between,
+        within=within,
+    )
 
 
 class MeasureViews(Derived):

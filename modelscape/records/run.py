@@ -307,6 +307,24 @@ class RunRecords(Tracing):
         a, b = int(starts[cell[0]]), int(starts[cell[1]])
         return tuple(values[a:b].tolist()), tuple(ids[a:b])
 
+    def cells_at(self, target: str, cases: Sequence[str], key: CoordinateKey) -> tuple[Rows, Rows]:
+        """Each case's cell of ``target`` at ``key``: its number (-1: no successful output)
+        and its size, for :meth:`cell_block`."""
+        numbers = self._grid.numbers(target, cases, (key,))[:, 0]
+        return numbers, self._grid.sizes(numbers)
+
+    def cell_block(self, numbers: Rows, size: int) -> Rows:
+        """The observation rows of cells that all have ``size`` outputs, one cell a row, by
+        repetition (as :meth:`rows` gives each)."""
+        first = self._grid.starts[numbers]
+        block: Rows = self._cell_rows[first[:, None] + np.arange(size)[None, :]]
+        return block
+
+    def point_rows(self, measure: str) -> Rows | None:
+        """Per observation row, the row of its ``measure`` point among
+        :attr:`point_measurements` (-1: none); None when the measure has no points."""
+        return self._point_row.get(measure)
+
     def case_points(
         self, metric: str, target: str, cases: Sequence[str], keys: Sequence[CoordinateKey]
     ) -> tuple[Rows, NDArray[np.float64], list[str]]:
