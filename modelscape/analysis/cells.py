@@ -240,6 +240,44 @@ class MeasureView:
         upper = matrix[np.triu_indices(n, k=1)]
         return float(upper.mean()), n, ids
 
+    def withins(
+        self, target: str, cases: Sequence[str], coordinate: Mapping[str, AxisValue]
+    ) -> list[tuple[float, int, tuple[str, ...]] | None]:
+        """:meth:`within` of many cases' cells at one coordinate.
+
+        When each output's key is one number, the cells of each size are computed as one
+        stack; each mean is the one a single matrix gives (the same upper triangle, reduced
+        row by row the same way).
+        """
+        by_row = self.numbers_by_row
+        measured = self.results.point_rows(self.measure)
+        if by_row is None or measured is None:
+            return [self.within(target, case, coordinate) for case in cases]
+        numbers, valid = by_row
+        records = self.results
+        cells, sizes = records.cells_at(target, cases, records.key(coordinate))
+        found: list[tuple[float, int, tuple[str, ...]] | None] = [None] * len(cases)
+        for size in np.unique(sizes[sizes > 0]).tolist():
+            rows = records.cell_block(cells[sizes == size], size)
+            if (measured[rows] < 0).any() or (size >= 2 and not valid[rows].all()):
+                # An output without a key: the case-by-case path names it.
+                return [self.within(target, case, coordinate) for case in cases]
+            if size < 2:
+                continue
+            upper = self._distances(numbers[rows])[(slice(None), *np.triu_indices(size, k=1))]
+            means = upper.mean(axis=1).tolist()
+            ids = _point_ids(records.point_measurements.ids, measured[rows])  # type: ignore[attr-defined]
+            for position, index in enumerate(np.flatnonzero(sizes == size).tolist()):
+                found[index] = (means[position], size, ids[position])
+        return found
+
+
+def _point_ids(point_ids: Sequence[str], rows: NDArray[np.int64]) -> list[tuple[str, ...]]:
+    """The measurement ids of each row of a block of point rows, one tuple per row."""
+    width = rows.shape[1]
+    flat = [point_ids[p] for p in rows.ravel().tolist()]
+    return [tuple(flat[start : start + width]) for start in range(0, len(flat), width)]
+
 
 def _numbers(first: _Cell, second: _Cell) -> tuple[FloatArray, FloatArray]:
     if first.numbers is None or second.numbers is None:
@@ -368,11 +406,10 @@ def _prepare_at_once(
     within = np.zeros(count, dtype=np.float64)
     for members, n_a, rows in blocks:
         stack = view._distances(numbers[rows])
-        for position, (index, points) in enumerate(
-            zip(members.tolist(), measured[rows].tolist(), strict=True)
-        ):
+        found = _point_ids(point_ids, measured[rows])
+        for position, index in enumerate(members.tolist()):
             matrices[index] = stack[position]
-            ids[index] = tuple(point_ids[p] for p in points)
+            ids[index] = found[position]
         parts = between_and_within(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
         between[members] = parts[0]
         within[members] = parts[1]

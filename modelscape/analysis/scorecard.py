@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from functools import partial
+from itertools import chain
 from operator import eq
 
 import numpy as np
@@ -213,7 +214,7 @@ def scorecard(
                     threshold_reason = "no case's correct answer flips once along the axis"
             if threshold_reason is not None:
                 axis_undefined["threshold"] = threshold_reason
-        ids = tuple(dict.fromkeys(i for t in tested for i in t.measurement_ids))
+        ids = tuple(dict.fromkeys(chain.from_iterable(t.measurement_ids for t in tested)))
         axes.append(
             AxisScore(
                 axis=record.name,

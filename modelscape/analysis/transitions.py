@@ -11,6 +11,7 @@ that says why, instead of an error that would take every other number down with 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -129,7 +130,7 @@ def compare_transitions(
             p_value=comparison.p_value,
             exact=comparison.exact,
             warnings=comparison.warnings,
-            measurement_ids=tuple(dict.fromkeys(i for ids in prepared.ids for i in ids)),
+            measurement_ids=tuple(dict.fromkeys(chain.from_iterable(prepared.ids))),
         )
     return [done[key] for key in keys]
 

@@ -207,9 +207,13 @@ def _draw(probabilities: FloatArray, resamples: int, rng: np.random.Generator) -
         searched: IntArray = np.minimum(found - np.arange(units) * size, size - 1)
         return searched
     # Each CDF is sorted, so counting its values up to the last but one caps the index there.
-    picked: IntArray = np.zeros((resamples, units), dtype=np.intp)
+    # Counted in bytes (at most _COUNTED values), which is what makes the count cheap.
+    counted = np.zeros((resamples, units), dtype=np.uint8)
+    reached = np.empty((resamples, units), dtype=np.bool_)
     for value in range(size - 1):
-        picked += uniforms >= shifted[:, value]
+        np.greater_equal(uniforms, shifted[:, value], out=reached)
+        counted += reached.view(np.uint8)
+    picked: IntArray = counted.astype(np.intp)
     return picked
 
 

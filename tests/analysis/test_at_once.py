@@ -137,3 +137,17 @@ def test_report_of_a_flaky_run_is_the_same_cell_by_cell(
     fast = report()
     monkeypatch.setattr(cells, "_prepare_at_once", lambda *arguments: None)
     assert fast == report()
+
+
+@pytest.mark.parametrize("measure", ["answer_change", "length"])
+def test_withins_at_once_equal_each_cells_within(flaky: Results, measure: str) -> None:
+    records = flaky
+    for target in records.targets:
+        for coordinate in records.coordinates:
+            view = MeasureView(records, measure)
+            together = view.withins(target, records.cases, coordinate)
+            one_by_one = [
+                MeasureView(records, measure).within(target, case, coordinate)
+                for case in records.cases
+            ]
+            assert together == one_by_one
