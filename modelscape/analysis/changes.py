@@ -10,6 +10,7 @@ cases that had two read answers on both sides, which decide whether the result i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
@@ -86,17 +87,21 @@ class Tally:
             if read:
                 (self.kept_read if kept_of[case] else self.moved_read).add(case)
         excess = (found.between - found.within).tolist()
-        for index, case in enumerate(found.cases):
-            matrix, n_a = found.matrices[index], found.sizes[index]
-            kept = kept_of.get(case)
-            if kept is None:
-                kept = same_value(records.reference(case, first), records.reference(case, second))
-            if kept:
-                self.units.append((matrix, n_a))
-                self.clusters.append(case)
-                self.excess.append(excess[index])
-                self.spurious_ids.extend(found.ids[index])
-            else:
+        flags = [
+            kept_of[case]
+            if case in kept_of
+            else same_value(records.reference(case, first), records.reference(case, second))
+            for case in found.cases
+        ]
+        # The cases that keep the answer, in order, as units of spurious change.
+        kept = [index for index, flag in enumerate(flags) if flag]
+        self.units.extend((found.matrices[i], found.sizes[i]) for i in kept)
+        self.clusters.extend(found.cases[i] for i in kept)
+        self.excess.extend(excess[i] for i in kept)
+        self.spurious_ids.extend(chain.from_iterable(found.ids[i] for i in kept))
+        for index, flag in enumerate(flags):
+            if not flag:
+                matrix, n_a = found.matrices[index], found.sizes[index]
                 n_b = matrix.shape[0] - n_a
                 self.missed_same += int(np.count_nonzero(matrix[:n_a, n_a:] == 0))
                 self.missed_total += n_a * n_b

@@ -55,6 +55,7 @@ class Cells:
         self.starts = starts
         self.stops = stops
         self._shape = (len(targets), len(cases), max(keys.values(), default=-1) + 1)
+        self._last_cases: tuple[tuple[str, ...] | None, Rows] = (None, np.zeros(0, np.int64))
 
     @cached_property
     def _grid(self) -> Rows:
@@ -70,13 +71,22 @@ class Cells:
         target_code = self.target_code.get(target)
         if target_code is None or not len(cases) or not len(keys):
             return found
-        case_codes = np.asarray([self.case_code.get(c, -1) for c in cases], dtype=np.int64)
+        case_codes = self._case_codes(cases)
         key_codes = np.asarray([self.key_code.get(k, -1) for k in keys], dtype=np.int64)
         known = (case_codes >= 0)[:, None] & (key_codes >= 0)[None, :]
         grid = self._grid[target_code]
         picked = grid[np.maximum(case_codes, 0)[:, None], np.maximum(key_codes, 0)[None, :]]
         found[known] = picked[known]
         return found
+
+    def _case_codes(self, cases: Sequence[str]) -> Rows:
+        # The analyses ask about the same tuple of cases (all, or a group's) again and again.
+        if type(cases) is tuple and cases is self._last_cases[0]:
+            return self._last_cases[1]
+        codes = np.asarray([self.case_code.get(c, -1) for c in cases], dtype=np.int64)
+        if type(cases) is tuple:
+            self._last_cases = (cases, codes)
+        return codes
 
     def sizes(self, numbers: Rows) -> Rows:
         """How many successful outputs each numbered cell has (0 for -1)."""

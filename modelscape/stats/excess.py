@@ -282,7 +282,9 @@ def group_transitions(
     groups come in the order their sizes first appear among its own cases, so a transition
     is grouped the same way alone or in any batch.
     """
-    by_size: dict[tuple[int, int], list[tuple[int, int, FloatArray]]] = {}
+    # Per size: the transition and position of each case, and its matrix (three lists, so
+    # that the common case, a float matrix from a stack, costs a few checks and appends).
+    by_size: dict[tuple[int, int], tuple[list[int], list[int], list[FloatArray]]] = {}
     for transition, (key, cases) in enumerate(items):
         if len(cases) == 0:
             raise AnalysisError(f"transition {key!r}: no cases to compare")
@@ -296,21 +298,26 @@ def group_transitions(
             if distances is None:
                 distances = _as_matrix(matrix, n_a, f"transition {key!r}, case {index}")
             sizes = (int(n_a), distances.shape[0] - int(n_a))
-            by_size.setdefault(sizes, []).append((transition, index, distances))
+            found = by_size.get(sizes)
+            if found is None:
+                found = by_size[sizes] = ([], [], [])
+            found[0].append(transition)
+            found[1].append(index)
+            found[2].append(distances)
     grouped: list[list[CaseGroup]] = [[] for _ in items]
-    for (n_a, n_b), entries in by_size.items():
-        stack = np.stack([distances for _, _, distances in entries])
-        names = _LazyNames(items, entries)
+    for (n_a, n_b), (transitions, indexes, matrices) in by_size.items():
+        stack = np.stack(matrices)
+        names = _LazyNames(items, transitions, indexes)
         _check_distances(stack, names)
-        owners = np.fromiter((transition for transition, _, _ in entries), np.intp, len(entries))
+        owners = np.asarray(transitions, dtype=np.intp)
+        places = np.asarray(indexes, dtype=np.intp)
         # Entries were appended transition by transition: each transition is one block.
         starts = np.flatnonzero(np.diff(owners, prepend=-1))
-        stops = np.append(starts[1:], len(entries))
+        stops = np.append(starts[1:], len(owners))
         for start, stop in zip(starts.tolist(), stops.tolist(), strict=True):
             block = stack[start:stop]
-            positions = np.fromiter((entries[i][1] for i in range(start, stop)), np.intp)
             grouped[int(owners[start])].append(
-                CaseGroup(n_a, n_b, positions, block, _excess_of_stack(block, n_a))
+                CaseGroup(n_a, n_b, places[start:stop], block, _excess_of_stack(block, n_a))
             )
     for groups in grouped:
         groups.sort(key=lambda group: int(group.positions[0]))
@@ -323,16 +330,18 @@ class _LazyNames(Sequence[str]):
     def __init__(
         self,
         items: Sequence[tuple[str, Sequence[tuple[npt.ArrayLike, int]]]],
-        entries: Sequence[tuple[int, int, FloatArray]],
+        transitions: Sequence[int],
+        indexes: Sequence[int],
     ) -> None:
         self._items = items
-        self._entries = entries
+        self._transitions = transitions
+        self._indexes = indexes
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return len(self._indexes)
 
     def __getitem__(self, index: int) -> str:  # type: ignore[override]
-        transition, case, _ = self._entries[index]
+        transition, case = self._transitions[index], self._indexes[index]
         return f"transition {self._items[transition][0]!r}, case {case}"
 
 

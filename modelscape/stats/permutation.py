@@ -157,7 +157,11 @@ def _monte_carlo(
         or [np.empty(0, dtype=np.intp)]
     )
     rows = [row for table in tables for row in table]
-    live = [index for index, row in enumerate(rows) if row.any()]
+    live = (
+        np.flatnonzero(np.concatenate([(table != 0).any(axis=1) for table in tables])).tolist()
+        if tables
+        else []
+    )
     sampled = [part for part in prepared if part.table is None]
     high = int(counts[0]) if counts.size and (counts == counts[0]).all() else counts[:, None]
     hits = 0
