@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modelscape.stats import Inference
+from modelscape.stats import Inference, smoothed
 from modelscape.stats.compare import compare
 from modelscape.stats.excess import group_cases
 from modelscape.stats.permutation import (
@@ -108,6 +108,46 @@ def _plain_draw(probabilities: np.ndarray, resamples: int, rng: np.random.Genera
     return result
 
 
+def _plain_pick(shifted: np.ndarray, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    units, size = shifted.shape
+    offsets = np.arange(units, dtype=np.float64)[:, None]
+    found = np.searchsorted(shifted.ravel(), rng.random((resamples, units)) + offsets.T, "right")
+    result: np.ndarray = np.minimum(found - np.arange(units) * size, size - 1)
+    return result
+
+
+def _plain_noise(groups, resamples, rng):  # type: ignore[no-untyped-def]
+    """The smoothed noise with every block tabulated afresh, as it was."""
+    total = np.zeros(resamples, dtype=np.float64)
+    for group in groups:
+        distances, model_a, model_b, varied = smoothed.unit_models(group.stack, group.n_a)
+        if not varied.any():
+            continue
+        distances, model_a, model_b = distances[varied], model_a[varied], model_b[varied]
+        expected = smoothed._model_excess(distances, model_a, model_b).sum()
+        count, width = model_a.shape
+        block = max(1, smoothed._BLOCK_ELEMENTS // (count * width * 2))
+        for start in range(0, resamples, block):
+            rows = min(block, resamples - start)
+            excess = smoothed._tabulated(
+                distances, model_a, model_b, group.n_a, group.n_b, rows, rng
+            )
+            total[start : start + rows] += excess.sum(axis=1) - expected
+    return total
+
+
+def test_noise_tabulated_once_equals_tabulating_every_block(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(smoothed, "_BLOCK_ELEMENTS", 2000)  # many blocks of resamples
+    rng = np.random.default_rng(9)
+    cases = _binary_cases((rng.random((40, 8)) < 0.4).astype(int).tolist(), 4)
+    groups = group_cases(cases, key="t")
+    fast = smoothed._noise(groups, 700, np.random.default_rng(1))
+    plain = _plain_noise(groups, 700, np.random.default_rng(1))
+    assert fast.tobytes() == plain.tobytes()
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     st.integers(1, 40),
@@ -154,7 +194,7 @@ def test_compare_on_many_alike_cases_equals_the_plain_algorithm(
     inference = Inference(seed=4, interval=interval, permutations=2000, resamples=500)  # type: ignore[arg-type]
     fast = compare(cases, inference=inference, key="k")
     monkeypatch.setattr("modelscape.stats.permutation._monte_carlo", _plain_monte_carlo)
-    monkeypatch.setattr("modelscape.stats.smoothed._draw", _plain_draw)
+    monkeypatch.setattr("modelscape.stats.smoothed._pick", _plain_pick)
     plain = compare(cases, inference=inference, key="k")
     assert fast == plain
     assert fast.p_value is not None
