@@ -77,6 +77,8 @@ class Prepared:
     ids: tuple[tuple[str, ...], ...]
     between: FloatArray
     within: FloatArray
+    #: The matrices as built, by size: (positions among ``cases``, n_a, stack) blocks.
+    blocks: tuple[tuple[NDArray[np.intp], int, FloatArray], ...] = ()
 
 
 #: What a prepared comparison depends on: measure, both targets and coordinates, the cases.
@@ -320,6 +322,7 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
     within = np.zeros(count, dtype=np.float64)
     # Cases of equal sizes (all of them, unless outputs failed) are built as one stack.
     groups: dict[tuple[int, int, bool], list[int]] = {}
+    stacks: list[tuple[NDArray[np.intp], int, FloatArray]] = []
     for index, (_, a, b) in enumerate(kept):
         stackable = (
             a.numbers is not None
@@ -342,6 +345,7 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         parts = between_and_within(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
         between[members] = parts[0]
         within[members] = parts[1]
+        stacks.append((np.asarray(members, dtype=np.intp), n_a, stack))
     found = shared[key] = Prepared(
         cases=tuple(case for case, _, _ in kept),
         matrices=tuple(m for m in matrices if m is not None),
@@ -349,6 +353,7 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         ids=tuple(ids),
         between=between,
         within=within,
+        blocks=tuple(stacks),
     )
     return found
 
@@ -404,6 +409,7 @@ def _prepare_at_once(
     ids: list[tuple[str, ...]] = [()] * count
     between = np.zeros(count, dtype=np.float64)
     within = np.zeros(count, dtype=np.float64)
+    stacks: list[tuple[NDArray[np.intp], int, FloatArray]] = []
     for members, n_a, rows in blocks:
         stack = view._distances(numbers[rows])
         found = _point_ids(point_ids, measured[rows])
@@ -413,6 +419,7 @@ def _prepare_at_once(
         parts = between_and_within(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
         between[members] = parts[0]
         within[members] = parts[1]
+        stacks.append((members.astype(np.intp), n_a, stack))
     return Prepared(
         cases=tuple(cases[i] for i in kept.tolist()),
         matrices=tuple(m for m in matrices if m is not None),
@@ -420,6 +427,7 @@ def _prepare_at_once(
         ids=tuple(ids),
         between=between,
         within=within,
+        blocks=tuple(stacks),
     )
 
 

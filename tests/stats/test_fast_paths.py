@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from modelscape.stats import Inference, smoothed
-from modelscape.stats.compare import compare
-from modelscape.stats.excess import group_cases
+from modelscape.stats.compare import compare, compare_many
+from modelscape.stats.excess import StackedCases, group_cases, group_transitions
 from modelscape.stats.permutation import (
     _BLOCK,
     _monte_carlo,
@@ -200,3 +200,50 @@ def test_compare_on_many_alike_cases_equals_the_plain_algorithm(
     assert fast.p_value is not None
     assert fast.low is not None
     assert fast.bootstrap_distribution.tobytes() == plain.bootstrap_distribution.tobytes()
+
+
+def _stacked(cases: list[tuple[np.ndarray, int]]) -> StackedCases:
+    """The cases as blocks by size, in the order each size first appears."""
+    blocks: dict[tuple[int, int], list[int]] = {}
+    for index, (matrix, n_a) in enumerate(cases):
+        blocks.setdefault((n_a, matrix.shape[0]), []).append(index)
+    return StackedCases(
+        [
+            (np.asarray(members, dtype=np.intp), n_a, np.stack([cases[i][0] for i in members]))
+            for (n_a, _), members in blocks.items()
+        ],
+        len(cases),
+    )
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(st.integers(2, 4), st.integers(2, 4)), min_size=1, max_size=25))
+def test_stacked_cases_group_as_the_cases_one_by_one(sizes: list[tuple[int, int]]) -> None:
+    rng = np.random.default_rng(len(sizes))
+    cases = []
+    for n_a, n_b in sizes:
+        values = rng.integers(0, 3, n_a + n_b).astype(np.float64)
+        cases.append((np.abs(values[:, None] - values[None, :]), n_a))
+    items = [("one", cases), ("two", list(reversed(cases)))]
+    plain = group_transitions(items)
+    stacked = group_transitions([(key, _stacked(found)) for key, found in items])
+    assert len(plain) == len(stacked)
+    for first, second in zip(plain, stacked, strict=True):
+        assert [(g.n_a, g.n_b) for g in first] == [(g.n_a, g.n_b) for g in second]
+        for a, b in zip(first, second, strict=True):
+            assert a.positions.tolist() == b.positions.tolist()
+            assert a.stack.tobytes() == b.stack.tobytes()
+            assert a.excess.tobytes() == b.excess.tobytes()
+    again = list(_stacked(cases))
+    assert [n_a for _, n_a in again] == [n_a for _, n_a in cases]
+    assert [m.tobytes() for m, _ in again] == [m.tobytes() for m, _ in cases]
+
+
+def test_compare_many_of_stacked_cases_equals_of_the_cases() -> None:
+    rng = np.random.default_rng(11)
+    cases = _binary_cases((rng.random((25, 9)) < 0.3).astype(int).tolist(), 4)
+    cases += _binary_cases((rng.random((6, 7)) < 0.5).astype(int).tolist(), 3)
+    inference = Inference(seed=2, permutations=3000, resamples=300)
+    plain = compare_many([("k", cases)], inference=inference)
+    stacked = compare_many([("k", _stacked(cases))], inference=inference)
+    assert plain == stacked
