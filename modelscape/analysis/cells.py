@@ -149,7 +149,7 @@ class MeasureView:
         rows = self.results.point_rows(self.measure)
         if not self.keyed or self.distance not in ("discrete", "absolute") or rows is None:
             return None
-        details = self.results.point_measurements.details  # type: ignore[attr-defined]
+        details = self.results.point_columns.details
         if self.distance == "discrete":
             book = self._codes
             per_key = [float(book.setdefault(canonical_json(k), len(book))) for k in details.values]
@@ -268,7 +268,7 @@ class MeasureView:
                 continue
             upper = self._distances(numbers[rows])[(slice(None), *np.triu_indices(size, k=1))]
             means = upper.mean(axis=1).tolist()
-            ids = _point_ids(records.point_measurements.ids, measured[rows])  # type: ignore[attr-defined]
+            ids = _point_ids(records.point_columns.ids, measured[rows])
             for position, index in enumerate(np.flatnonzero(sizes == size).tolist()):
                 found[index] = (means[position], size, ids[position])
         return found
@@ -404,7 +404,7 @@ def _prepare_at_once(
         if not valid[rows].all():
             return None  # an output without a number: the cell-by-cell path says which
         blocks.append((members, n_a, rows))
-    point_ids = records.point_measurements.ids  # type: ignore[attr-defined]
+    point_ids = records.point_columns.ids
     matrices: list[FloatArray | None] = [None] * count
     ids: list[tuple[str, ...]] = [()] * count
     between = np.zeros(count, dtype=np.float64)

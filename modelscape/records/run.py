@@ -2,10 +2,9 @@
 
 :class:`RunRecords` holds an experiment's variants, outputs and measurements, with the indexes
 the analyses read them through: a cell (the successful outputs of one target for one case at
-one coordinate), a point metric's values over a cell, a measure's distance matrix, and the
-trace from any aggregate back to the records behind it. It sits below
-:mod:`modelscape.analysis`, which takes it as input, and below
-:class:`~modelscape.results.Results`, the facade that adds the analyses as methods.
+one coordinate, :mod:`~.grid` for many at once), a point metric's values over cells, and the
+trace back to the records (:mod:`~.tracing`); :mod:`~.reading` hands records to a reader. It
+sits below :mod:`modelscape.analysis` and :class:`~modelscape.results.Results`.
 
 A coordinate has one key here and in every analysis: :data:`CoordinateKey`, its values in
 axis order, each typed (see :meth:`RunRecords.key`). What the analyses compute once and reuse
@@ -115,6 +114,11 @@ class RunRecords(Tracing):
         """The observations as columns, for analyses that count or sum over all of them
         without building a record each (see :mod:`modelscape.records.columns`)."""
         return self._columns
+
+    @property
+    def point_columns(self) -> PointColumns:
+        """The point measurements as columns (ids, measures, values, categorical details)."""
+        return self._point_columns
 
     # -- the one coordinate key ------------------------------------------------------------
     def key(self, coordinate: Mapping[str, AxisValue]) -> CoordinateKey:
