@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
+from itertools import chain
 
 import numpy as np
 from scipy import stats as scipy_stats
@@ -154,7 +155,7 @@ def agreement(
         bounds_b = {t.label for t in b if criterion.selects(t.adjusted_p, t.excess)}
         union = bounds_a | bounds_b
         overlap = 1.0 if not union else len(bounds_a & bounds_b) / len(union)
-        ids = tuple(dict.fromkeys(i for t in (*a, *b) for i in t.measurement_ids))
+        ids = tuple(dict.fromkeys(chain.from_iterable(t.measurement_ids for t in (*a, *b))))
         found.append(
             MeasureAgreement(
                 target=name,

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
 
-from modelscape._identity import AxisValue, JsonValue
+from modelscape._identity import AxisValue, JsonValue, canonical_json
 from modelscape.errors import AnalysisError
 from modelscape.measures import key_distance, key_distances, key_numbers
 from modelscape.records.run import CoordinateKey, Derived, RunRecords
@@ -76,6 +77,8 @@ class Prepared:
     ids: tuple[tuple[str, ...], ...]
     between: FloatArray
     within: FloatArray
+    #: The matrices as built, by size: (positions among ``cases``, n_a, stack) blocks.
+    blocks: tuple[tuple[NDArray[np.intp], int, FloatArray], ...] = ()
 
 
 #: What a prepared comparison depends on: measure, both targets and coordinates, the cases.
@@ -137,6 +140,32 @@ class MeasureView:
                 found = _Cell(outputs, (), (), None)
             self._cells[index] = found
         return found
+
+    @cached_property
+    def numbers_by_row(self) -> tuple[FloatArray, NDArray[np.bool_]] | None:
+        """Each observation's key as the number :func:`key_numbers` makes of it, and whether
+        it has one; None unless every key of this measure is a single number (discrete and
+        absolute keyed measures). Each distinct key is converted once."""
+        rows = self.results.point_rows(self.measure)
+        if not self.keyed or self.distance not in ("discrete", "absolute") or rows is None:
+            return None
+        details = self.results.point_columns.details
+        if self.distance == "discrete":
+            book = self._codes
+            per_key = [float(book.setdefault(canonical_json(k), len(book))) for k in details.values]
+            usable = [True] * len(per_key)
+        else:
+            usable = [isinstance(k, int | float) for k in details.values]
+            per_key = [
+                float(k) if ok else 0.0 for k, ok in zip(details.values, usable, strict=True)
+            ]
+        numbers = np.zeros(len(rows), dtype=np.float64)
+        valid = np.zeros(len(rows), dtype=np.bool_)
+        present = rows >= 0
+        codes = details.codes[rows[present]]
+        numbers[present] = np.asarray(per_key, dtype=np.float64)[codes]
+        valid[present] = np.asarray(usable, dtype=np.bool_)[codes]
+        return numbers, valid
 
     def _read(self, outputs: Sequence[Observation]) -> _Cell:
         if not self.keyed:
@@ -213,6 +242,44 @@ class MeasureView:
         upper = matrix[np.triu_indices(n, k=1)]
         return float(upper.mean()), n, ids
 
+    def withins(
+        self, target: str, cases: Sequence[str], coordinate: Mapping[str, AxisValue]
+    ) -> list[tuple[float, int, tuple[str, ...]] | None]:
+        """:meth:`within` of many cases' cells at one coordinate.
+
+        When each output's key is one number, the cells of each size are computed as one
+        stack; each mean is the one a single matrix gives (the same upper triangle, reduced
+        row by row the same way).
+        """
+        by_row = self.numbers_by_row
+        measured = self.results.point_rows(self.measure)
+        if by_row is None or measured is None:
+            return [self.within(target, case, coordinate) for case in cases]
+        numbers, valid = by_row
+        records = self.results
+        cells, sizes = records.cells_at(target, cases, records.key(coordinate))
+        found: list[tuple[float, int, tuple[str, ...]] | None] = [None] * len(cases)
+        for size in np.unique(sizes[sizes > 0]).tolist():
+            rows = records.cell_block(cells[sizes == size], size)
+            if (measured[rows] < 0).any() or (size >= 2 and not valid[rows].all()):
+                # An output without a key: the case-by-case path names it.
+                return [self.within(target, case, coordinate) for case in cases]
+            if size < 2:
+                continue
+            upper = self._distances(numbers[rows])[(slice(None), *np.triu_indices(size, k=1))]
+            means = upper.mean(axis=1).tolist()
+            ids = _point_ids(records.point_columns.ids, measured[rows])
+            for position, index in enumerate(np.flatnonzero(sizes == size).tolist()):
+                found[index] = (means[position], size, ids[position])
+        return found
+
+
+def _point_ids(point_ids: Sequence[str], rows: NDArray[np.int64]) -> list[tuple[str, ...]]:
+    """The measurement ids of each row of a block of point rows, one tuple per row."""
+    width = rows.shape[1]
+    flat = [point_ids[p] for p in rows.ravel().tolist()]
+    return [tuple(flat[start : start + width]) for start in range(0, len(flat), width)]
+
 
 def _numbers(first: _Cell, second: _Cell) -> tuple[FloatArray, FloatArray]:
     if first.numbers is None or second.numbers is None:
@@ -237,6 +304,10 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
     found = shared.get(key)
     if found is not None:
         return found
+    found = _prepare_at_once(view, comparand, cases, first_key, second_key)
+    if found is not None:
+        shared[key] = found
+        return found
     kept: list[tuple[str, _Cell, _Cell]] = []
     for case in cases:
         a = view.cell(comparand.first_target, case, first, first_key)
@@ -251,6 +322,7 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
     within = np.zeros(count, dtype=np.float64)
     # Cases of equal sizes (all of them, unless outputs failed) are built as one stack.
     groups: dict[tuple[int, int, bool], list[int]] = {}
+    stacks: list[tuple[NDArray[np.intp], int, FloatArray]] = []
     for index, (_, a, b) in enumerate(kept):
         stackable = (
             a.numbers is not None
@@ -273,6 +345,7 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         parts = between_and_within(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
         between[members] = parts[0]
         within[members] = parts[1]
+        stacks.append((np.asarray(members, dtype=np.intp), n_a, stack))
     found = shared[key] = Prepared(
         cases=tuple(case for case, _, _ in kept),
         matrices=tuple(m for m in matrices if m is not None),
@@ -280,8 +353,82 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         ids=tuple(ids),
         between=between,
         within=within,
+        blocks=tuple(stacks),
     )
     return found
+
+
+def _prepare_at_once(
+    view: MeasureView,
+    comparand: Comparand,
+    cases: tuple[str, ...],
+    first_key: CoordinateKey,
+    second_key: CoordinateKey,
+) -> Prepared | None:
+    """:func:`prepare` for every case in one pass over arrays, when each output's key is one
+    number (discrete and absolute keyed measures): the same cases, groups, stacks and
+    matrices as cell by cell, so the same numbers. None when that does not hold (a pairwise
+    measure, vectors, an output without a number), for the cell-by-cell path to handle or
+    to explain."""
+    by_row = view.numbers_by_row
+    if by_row is None:
+        return None
+    numbers, valid = by_row
+    records = view.results
+    cells_a, sizes_a = records.cells_at(comparand.first_target, cases, first_key)
+    cells_b, sizes_b = records.cells_at(comparand.second_target, cases, second_key)
+    measured = records.point_rows(view.measure)
+    assert measured is not None  # numbers_by_row is None without points
+    for cells, sizes in ((cells_a, sizes_a), (cells_b, sizes_b)):
+        # Cell by cell, any output of any case without a point is an error: say which.
+        for size in np.unique(sizes[sizes > 0]).tolist():
+            if (measured[records.cell_block(cells[sizes == size], size)] < 0).any():
+                return None
+    kept = np.flatnonzero((sizes_a >= 2) & (sizes_b >= 2))
+    count = len(kept)
+    sizes = sizes_a[kept]
+    pairs = np.stack([sizes, sizes_b[kept]], axis=1)
+    # The groups of equal sizes, in the order each first appears, as cell by cell.
+    distinct, first_seen, which = np.unique(pairs, axis=0, return_index=True, return_inverse=True)
+    blocks = []
+    for group in np.argsort(first_seen, kind="stable").tolist():
+        members = np.flatnonzero(which.ravel() == group)
+        n_a, n_b = (int(n) for n in distinct[group])
+        rows = np.concatenate(
+            [
+                records.cell_block(cells_a[kept[members]], n_a),
+                records.cell_block(cells_b[kept[members]], n_b),
+            ],
+            axis=1,
+        )
+        if not valid[rows].all():
+            return None  # an output without a number: the cell-by-cell path says which
+        blocks.append((members, n_a, rows))
+    point_ids = records.point_columns.ids
+    matrices: list[FloatArray | None] = [None] * count
+    ids: list[tuple[str, ...]] = [()] * count
+    between = np.zeros(count, dtype=np.float64)
+    within = np.zeros(count, dtype=np.float64)
+    stacks: list[tuple[NDArray[np.intp], int, FloatArray]] = []
+    for members, n_a, rows in blocks:
+        stack = view._distances(numbers[rows])
+        found = _point_ids(point_ids, measured[rows])
+        for position, index in enumerate(members.tolist()):
+            matrices[index] = stack[position]
+            ids[index] = found[position]
+        parts = between_and_within(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
+        between[members] = parts[0]
+        within[members] = parts[1]
+        stacks.append((members.astype(np.intp), n_a, stack))
+    return Prepared(
+        cases=tuple(cases[i] for i in kept.tolist()),
+        matrices=tuple(m for m in matrices if m is not None),
+        sizes=tuple(sizes.tolist()),
+        ids=tuple(ids),
+        between=between,
+        within=within,
+        blocks=tuple(stacks),
+    )
 
 
 class MeasureViews(Derived):

@@ -10,6 +10,7 @@ cases that had two read answers on both sides, which decide whether the result i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import chain
 
 import numpy as np
 
@@ -69,23 +70,38 @@ class Tally:
         found: Prepared,
     ) -> None:
         """Count one step over the chosen cases, with its prepared matrices."""
-        for case in cases:
-            kept = same_value(records.reference(case, first), records.reference(case, second))
-            if kept:
-                self.kept_pairs += 1
-            else:
-                self.moved_pairs += 1
-            if readable.both_sides(case, first, second):
-                (self.kept_read if kept else self.moved_read).add(case)
+        # Every case's correct answers and read counts at once, then one pass over the cases.
+        kept_of = {
+            case: same_value(before, after)
+            for case, before, after in zip(
+                cases,
+                records.references(cases, first),
+                records.references(cases, second),
+                strict=True,
+            )
+        }
+        kept_count = sum(kept_of.values())
+        self.kept_pairs += kept_count
+        self.moved_pairs += len(cases) - kept_count
+        for case, read in zip(cases, readable.all_sides(cases, first, second), strict=True):
+            if read:
+                (self.kept_read if kept_of[case] else self.moved_read).add(case)
         excess = (found.between - found.within).tolist()
-        for index, case in enumerate(found.cases):
-            matrix, n_a = found.matrices[index], found.sizes[index]
-            if same_value(records.reference(case, first), records.reference(case, second)):
-                self.units.append((matrix, n_a))
-                self.clusters.append(case)
-                self.excess.append(excess[index])
-                self.spurious_ids.extend(found.ids[index])
-            else:
+        flags = [
+            kept_of[case]
+            if case in kept_of
+            else same_value(records.reference(case, first), records.reference(case, second))
+            for case in found.cases
+        ]
+        # The cases that keep the answer, in order, as units of spurious change.
+        kept = [index for index, flag in enumerate(flags) if flag]
+        self.units.extend((found.matrices[i], found.sizes[i]) for i in kept)
+        self.clusters.extend(found.cases[i] for i in kept)
+        self.excess.extend(excess[i] for i in kept)
+        self.spurious_ids.extend(chain.from_iterable(found.ids[i] for i in kept))
+        for index, flag in enumerate(flags):
+            if not flag:
+                matrix, n_a = found.matrices[index], found.sizes[index]
                 n_b = matrix.shape[0] - n_a
                 self.missed_same += int(np.count_nonzero(matrix[:n_a, n_a:] == 0))
                 self.missed_total += n_a * n_b

@@ -15,6 +15,7 @@ import numpy as np
 from modelscape._identity import AxisValue, canonical_json
 from modelscape.analysis.records import BoundaryCandidate, PointSummary, Transition
 from modelscape.errors import AnalysisError
+from modelscape.records.grid import row_means
 from modelscape.records.run import CoordinateKey, Derived, RunRecords
 from modelscape.records.stored import AxisRecord
 from modelscape.stats import (
@@ -182,18 +183,14 @@ def _summarize(
     value: AxisValue,
     inference: Inference,
 ) -> PointSummary:
-    per_case: list[float] = []
-    ids: list[str] = []
-    count = 0
-    cell = results.key(coordinate)
-    for case in cases:
-        values, case_ids = results.cell_points(metric, target, case, cell)
-        if values:
-            ids.extend(case_ids)
-            per_case.append(float(np.mean(values)))
-            count += len(values)
-    if not per_case:
+    # Every case's values at the coordinate at once; each case's mean as np.mean gives it.
+    lengths, values, found = results.case_points(metric, target, cases, (results.key(coordinate),))
+    scored = lengths > 0
+    if not scored.any():
         return PointSummary(metric=metric, value=value, mean=None, observations=0)
+    per_case = row_means(values, lengths[scored]).tolist()
+    ids = found
+    count = len(values)
     mean = float(np.mean(per_case))
     key = f"{target}|{metric}|{canonical_json(dict(coordinate))}"
     low, high = mean_interval(per_case, inference, key, f"metric {metric!r}")

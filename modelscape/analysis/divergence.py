@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 
 from modelscape.analysis.cells import Comparand, MeasureView
 from modelscape.analysis.common import (
@@ -88,5 +89,7 @@ def divergence(
         second=second,
         contrasts=contrasts,
         candidates=candidates,
-        measurement_ids=tuple(dict.fromkeys(i for c in contrasts for i in c.measurement_ids)),
+        measurement_ids=tuple(
+            dict.fromkeys(chain.from_iterable(c.measurement_ids for c in contrasts))
+        ),
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
+from itertools import chain
 
 from modelscape._identity import AxisValue
 from modelscape.analysis.cells import Comparand, MeasureView
@@ -58,8 +59,7 @@ def _run_to_run(
     """The baseline compared with itself: only the run-to-run variation is meaningful."""
     withins: list[float] = []
     ids: list[str] = []
-    for case in cases:
-        found = view.within(target, case, at)
+    for found in view.withins(target, cases, at):
         if found is not None:
             withins.append(found[0])
             ids.extend(found[2])
@@ -129,7 +129,7 @@ def profile(
         )
         for metric in results.experiment.point_metrics
     }
-    ids = tuple(dict.fromkeys(i for t in (*baseline, *local) for i in t.measurement_ids))
+    ids = tuple(dict.fromkeys(chain.from_iterable(t.measurement_ids for t in (*baseline, *local))))
     return BehaviorProfile(
         target=name,
         measure=measure,

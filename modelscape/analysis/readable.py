@@ -20,6 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
+import numpy as np
+from numpy.typing import NDArray
+
 from modelscape._identity import AxisValue
 from modelscape.answers import Answer
 from modelscape.records.run import CoordinateKey, RunRecords
@@ -48,6 +51,8 @@ class Readable:
         self.answered = answered
         self.answer = answer
         self._counts: dict[tuple[str, CoordinateKey], int] = {}
+        self._every: dict[CoordinateKey, NDArray[np.int64]] = {}
+        self._position = {case: index for index, case in enumerate(results.cases)}
 
     def count(self, case: str, coordinate: Mapping[str, AxisValue]) -> int:
         """The read outputs of one cell."""
@@ -76,6 +81,35 @@ class Readable:
     ) -> bool:
         """Whether a case has at least two read answers on each side of a step."""
         return self.count(case, first) >= 2 and self.count(case, second) >= 2
+
+    def counts(
+        self, cases: Sequence[str], coordinate: Mapping[str, AxisValue]
+    ) -> NDArray[np.int64]:
+        """The read outputs of many cases' cells at one coordinate (see :meth:`count`).
+
+        With an answered metric, every case of the run is counted at once, from the columns.
+        """
+        if self.answered is None or any(case not in self._position for case in cases):
+            return np.asarray([self.count(case, coordinate) for case in cases], dtype=np.int64)
+        key = self.results.key(coordinate)
+        every = self._every.get(key)
+        if every is None:
+            everyone = self.results.cases
+            lengths, values, _ = self.results.case_points(
+                self.answered, self.target, everyone, (key,)
+            )
+            owner = np.repeat(np.arange(len(everyone)), lengths)
+            every = np.bincount(owner, weights=values >= 0.5, minlength=len(everyone))
+            every = self._every[key] = every.astype(np.int64)
+        return every[[self._position[case] for case in cases]]
+
+    def all_sides(
+        self, cases: Sequence[str], first: Mapping[str, AxisValue], second: Mapping[str, AxisValue]
+    ) -> list[bool]:
+        """:meth:`both_sides` of many cases at once."""
+        both = (self.counts(cases, first) >= 2) & (self.counts(cases, second) >= 2)
+        result: list[bool] = both.tolist()
+        return result
 
 
 def answered_shortfall(share: float | None) -> str | None:

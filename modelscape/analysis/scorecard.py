@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 from functools import partial
+from itertools import chain
 from operator import eq
 
 import numpy as np
@@ -32,6 +33,7 @@ from modelscape.analysis.threshold import threshold
 from modelscape.analysis.transitions import compare_transitions
 from modelscape.answers import Answer
 from modelscape.errors import AnalysisError
+from modelscape.records.grid import row_means
 from modelscape.records.run import Derived, RunRecords
 from modelscape.stats import BoundaryCriterion, Inference
 from modelscape.stats.smoothed import CASES_FOR_COVERAGE
@@ -79,22 +81,15 @@ def _case_mean(
     """A metric's mean over every successful output, cases weighted equally, with an interval,
     and how many cases it rests on.
 
-    Each case's outputs are read cell by cell in the design's order of coordinates.
+    Each case's outputs are read cell by cell in the design's order of coordinates, all cases
+    at once (:meth:`~modelscape.records.run.RunRecords.case_points`); each case's mean is the
+    one ``np.mean`` gives of its values (:func:`~modelscape.records.grid.row_means`).
     """
-    per_case: list[float] = []
-    ids: list[str] = []
-    count = 0
-    for case in cases:
-        values: list[float] = []
-        for key in results.keys:
-            cell_values, cell_ids = results.cell_points(metric, target, case, key)
-            values.extend(cell_values)
-            ids.extend(cell_ids)
-        if values:
-            per_case.append(float(np.mean(values)))
-            count += len(values)
-    if not per_case:
+    lengths, values, ids = results.case_points(metric, target, cases, results.keys)
+    scored = lengths > 0
+    if not scored.any():
         return None, None, None, 0, ()
+    per_case = row_means(values, lengths[scored]).tolist()
     mean = float(np.mean(per_case))
     stream = f"{target}|{metric}|{','.join(cases)}"
     low, high = mean_interval(per_case, inference, stream, f"accuracy of {target!r}")
@@ -107,14 +102,8 @@ def _answered(
     """The share of readable outputs over every coordinate, and its measurements."""
     if answered is None:
         return None, ()
-    shares: list[float] = []
-    ids: list[str] = []
-    for case in cases:
-        for key in results.keys:
-            values, value_ids = results.cell_points(answered, target, case, key)
-            shares.extend(values)
-            ids.extend(value_ids)
-    return (float(np.mean(shares)), tuple(ids)) if shares else (None, ())
+    _, shares, ids = results.case_points(answered, target, cases, results.keys)
+    return (float(np.mean(shares)), tuple(ids)) if len(shares) else (None, ())
 
 
 def _unscored(outputs: int, failed: int, where: str = "") -> str:
@@ -225,7 +214,7 @@ def scorecard(
                     threshold_reason = "no case's correct answer flips once along the axis"
             if threshold_reason is not None:
                 axis_undefined["threshold"] = threshold_reason
-        ids = tuple(dict.fromkeys(i for t in tested for i in t.measurement_ids))
+        ids = tuple(dict.fromkeys(chain.from_iterable(t.measurement_ids for t in tested)))
         axes.append(
             AxisScore(
                 axis=record.name,

@@ -11,6 +11,7 @@ that says why, instead of an error that would take every other number down with 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import chain
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -20,6 +21,7 @@ from modelscape.analysis.cells import Comparand, MeasureView, Prepared, prepare
 from modelscape.analysis.records import Transition
 from modelscape.records.run import CoordinateKey, Derived, RunRecords
 from modelscape.stats import Inference, compare_many
+from modelscape.stats.excess import FloatArray, StackedCases
 from modelscape.task.coordinate import value_key
 
 __all__ = ["Transitions", "compare_transitions"]
@@ -110,8 +112,9 @@ def compare_transitions(
             done[key] = _record(view, comparand, target, insufficient=_shortage(view, comparand))
             continue
         todo[key] = (comparand, prepared)
-    batch = [
-        (comparand.key, list(zip(prepared.matrices, prepared.sizes, strict=True)))
+    # The prepared stacks go to the statistics as they are (see StackedCases).
+    batch: list[tuple[str, Sequence[tuple[FloatArray, int]]]] = [
+        (comparand.key, StackedCases(prepared.blocks, len(prepared.cases)))
         for comparand, prepared in todo.values()
     ]
     comparisons = compare_many(batch, inference=inference) if batch else []
@@ -129,7 +132,7 @@ def compare_transitions(
             p_value=comparison.p_value,
             exact=comparison.exact,
             warnings=comparison.warnings,
-            measurement_ids=tuple(dict.fromkeys(i for ids in prepared.ids for i in ids)),
+            measurement_ids=tuple(dict.fromkeys(chain.from_iterable(prepared.ids))),
         )
     return [done[key] for key in keys]
 

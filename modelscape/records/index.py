@@ -14,15 +14,20 @@ from typing import TypeAlias, overload
 import numpy as np
 from numpy.typing import NDArray
 
-from modelscape._identity import AxisValue
 from modelscape.records.columns import ObservationColumns, PointColumns
+from modelscape.records.grid import Cells, CoordinateKey
 from modelscape.records.stored import Observation
 
-__all__ = ["CoordinateKey", "MetricCells", "Outputs", "cell_rows", "metric_cells", "point_rows"]
+__all__ = [
+    "Cells",
+    "CoordinateKey",
+    "MetricCells",
+    "Outputs",
+    "cell_rows",
+    "metric_cells",
+    "point_rows",
+]
 
-#: A coordinate as its values in axis order, each with its type (see
-#: :meth:`~modelscape.records.run.RunRecords.key`).
-CoordinateKey: TypeAlias = tuple[tuple[str, AxisValue], ...]
 Rows = NDArray[np.int64]
 #: A point metric over every cell: where each cell's values start among the kept values
 #: (cumulative counts over the cells' rows), the kept values, and their measurement ids.
@@ -101,9 +106,10 @@ def point_rows(
 
 def cell_rows(
     columns: ObservationColumns, keys: list[CoordinateKey]
-) -> tuple[Rows, dict[tuple[str, str, CoordinateKey], tuple[int, int]]]:
+) -> tuple[Rows, dict[tuple[str, str, CoordinateKey], tuple[int, int]], Cells]:
     """Every cell's successful outputs, by repetition: the rows of all cells in one array,
-    and each cell's slice of it. ``keys`` are the keys of the coordinate column's values."""
+    each cell's slice of it, and the cells as arrays (see :class:`Cells`). ``keys`` are the
+    keys of the coordinate column's values."""
     codes = {key: code for code, key in reversed(list(enumerate(keys)))}
     key_code = np.asarray([codes[k] for k in keys], dtype=np.int64)[columns.coordinate.codes]
     ok = np.flatnonzero(columns.ok)
@@ -118,14 +124,15 @@ def cell_rows(
     stops = np.concatenate([change, [len(triples)]]).astype(np.int64)
     targets, cases = columns.target.values, columns.case.values
     cells: dict[tuple[str, str, CoordinateKey], tuple[int, int]] = {}
+    found = triples[starts] if len(triples) else np.zeros((0, 3), dtype=np.int64)
     if len(triples):
         cells = {
             (targets[t], cases[c], keys[k]): (a, b)
-            for (t, c, k), a, b in zip(
-                triples[starts].tolist(), starts.tolist(), stops.tolist(), strict=True
-            )
+            for (t, c, k), a, b in zip(found.tolist(), starts.tolist(), stops.tolist(), strict=True)
         }
-    return ok[order], cells
+    else:
+        starts = stops = np.zeros(0, dtype=np.int64)
+    return ok[order], cells, Cells(targets, cases, codes, found, starts, stops)
 
 
 def metric_cells(points: PointColumns, measure_rows: Rows | None, cells: Rows) -> MetricCells:

@@ -2,10 +2,9 @@
 
 :class:`RunRecords` holds an experiment's variants, outputs and measurements, with the indexes
 the analyses read them through: a cell (the successful outputs of one target for one case at
-one coordinate), a point metric's values over a cell, a measure's distance matrix, and the
-trace from any aggregate back to the records behind it. It sits below
-:mod:`modelscape.analysis`, which takes it as input, and below
-:class:`~modelscape.results.Results`, the facade that adds the analyses as methods.
+one coordinate, :mod:`~.grid` for many at once), a point metric's values over cells, and the
+trace back to the records (:mod:`~.tracing`); :mod:`~.reading` hands records to a reader. It
+sits below :mod:`modelscape.analysis` and :class:`~modelscape.results.Results`.
 
 A coordinate has one key here and in every analysis: :data:`CoordinateKey`, its values in
 axis order, each typed (see :meth:`RunRecords.key`). What the analyses compute once and reuse
@@ -19,45 +18,33 @@ import difflib
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import Protocol, TypeVar, runtime_checkable
+from typing import TypeVar
 
 import numpy as np
 from numpy.typing import NDArray
 
 from modelscape._identity import AxisValue, JsonValue
 from modelscape.errors import AnalysisError
-from modelscape.measures import key_distance
+from modelscape.records import reading
 from modelscape.records.columns import ObservationColumns, PointColumns
-from modelscape.records.index import (
-    CoordinateKey,
-    MetricCells,
-    Outputs,
-    cell_rows,
-    metric_cells,
-    point_rows,
-)
+from modelscape.records.grid import CoordinateKey, Rows, gather
+from modelscape.records.index import MetricCells, Outputs, cell_rows, metric_cells, point_rows
 from modelscape.records.settings import DifferenceSettings, ScenarioSettings
 from modelscape.records.stored import (
     DifferenceMeasurement,
     ExperimentRecord,
     Observation,
     PointMeasurement,
-    Trace,
 )
+from modelscape.records.tracing import Traceable, Tracing
 from modelscape.task.coordinate import Coordinate, value_key
 from modelscape.task.space import Variant
 
 __all__ = ["CoordinateKey", "Derived", "Outputs", "RunRecords", "Traceable"]
 
 DerivedT = TypeVar("DerivedT", bound="Derived")
-
-
-@runtime_checkable
-class Traceable(Protocol):
-    """Anything that names the measurements it was computed from."""
-
-    @property
-    def measurement_ids(self) -> tuple[str, ...]: ...
+#: Most coordinate keys kept by :meth:`RunRecords.key` before it starts over.
+_KEPT_KEYS = 4096
 
 
 class Derived:
@@ -71,7 +58,7 @@ class Derived:
         self.records = records
 
 
-class RunRecords:
+class RunRecords(Tracing):
     """Every record of one experiment run, indexed for the analyses.
 
     Observations and point measurements are held as columns
@@ -117,7 +104,8 @@ class RunRecords:
             self._pairs[pair.measure][(pair.first, pair.second)] = pair
         self._point_row, self._orphans = point_rows(points, self._row, len(columns))
         keys = [self.key(c) for c in columns.coordinate.values]
-        self._cell_rows, self._cells = cell_rows(columns, keys)
+        self._cell_rows, self._cells, self._grid = cell_rows(columns, keys)
+        self._key_cache: dict[Coordinate, CoordinateKey] = {}
         self._cell_points: dict[str, MetricCells] = {}
         self._derived: dict[type[Derived], Derived] = {}
 
@@ -127,13 +115,31 @@ class RunRecords:
         without building a record each (see :mod:`modelscape.records.columns`)."""
         return self._columns
 
+    @property
+    def point_columns(self) -> PointColumns:
+        """The point measurements as columns (ids, measures, values, categorical details)."""
+        return self._point_columns
+
     # -- the one coordinate key ------------------------------------------------------------
     def key(self, coordinate: Mapping[str, AxisValue]) -> CoordinateKey:
         """The key of a coordinate: its values in axis order, typed (1, 1.0 and True differ).
 
         Tuples compare in C, which matters for the tens of thousands of lookups of a report.
-        A coordinate that misses an axis gets a key no evaluated coordinate has.
+        A coordinate that misses an axis gets a key no evaluated coordinate has. The keys of
+        :class:`Coordinate` objects are kept (a report asks for the same few hundred coordinates
+        tens of thousands of times); equal coordinates have equal keys, so a kept key is
+        always the right one.
         """
+        if type(coordinate) is Coordinate:
+            found = self._key_cache.get(coordinate)
+            if found is None:
+                if len(self._key_cache) >= _KEPT_KEYS:
+                    self._key_cache.clear()
+                found = self._key_cache[coordinate] = self._key_of(coordinate)
+            return found
+        return self._key_of(coordinate)
+
+    def _key_of(self, coordinate: Mapping[str, AxisValue]) -> CoordinateKey:
         return tuple(value_key(coordinate.get(axis)) for axis in self._axes)  # type: ignore[arg-type]
 
     @cached_property
@@ -152,12 +158,23 @@ class RunRecords:
         return frozenset(self.keys)
 
     @cached_property
-    def _references(self) -> dict[tuple[str, CoordinateKey], AxisValue | None]:
-        return {(v.case, self.key(v.coordinate)): v.reference for v in self.variants}
+    def _references(self) -> dict[CoordinateKey, dict[str, AxisValue | None]]:
+        # By coordinate, then case: one key per coordinate asked, not one per case.
+        found: dict[CoordinateKey, dict[str, AxisValue | None]] = {}
+        for variant in self.variants:
+            found.setdefault(self._key_of(variant.coordinate), {})[variant.case] = variant.reference
+        return found
 
     def reference(self, case: str, coordinate: Mapping[str, AxisValue]) -> AxisValue | None:
         """The correct answer of a case at a coordinate (None when unknown or not evaluated)."""
-        return self._references.get((case, self.key(coordinate)))
+        return self._references.get(self.key(coordinate), {}).get(case)
+
+    def references(
+        self, cases: Sequence[str], coordinate: Mapping[str, AxisValue]
+    ) -> list[AxisValue | None]:
+        """The correct answers of several cases at one coordinate (see :meth:`reference`)."""
+        answers = self._references.get(self.key(coordinate), {})
+        return [answers.get(case) for case in cases]
 
     # -- settings ----------------------------------------------------------------------------
     @cached_property
@@ -238,20 +255,7 @@ class RunRecords:
 
         A partial coordinate is completed with baseline values, as everywhere else.
         """
-        if target is not None:
-            self.target(target)
-        if case is not None and case not in self.cases:
-            raise AnalysisError(f"no case {case!r} in experiment {self.experiment.id}")
-        wanted = None if coordinate is None else self.key(self.coordinate(coordinate))
-        columns = self._columns
-        chosen = np.ones(len(columns), dtype=np.bool_)
-        if target is not None:
-            chosen &= columns.target.where(lambda name: name == target)
-        if case is not None:
-            chosen &= columns.case.where(lambda name: name == case)
-        if wanted is not None:
-            chosen &= columns.coordinate.where(lambda c: self.key(c) == wanted)
-        return columns.at(np.flatnonzero(chosen))
+        return reading.select(self, target=target, case=case, coordinate=coordinate)
 
     # -- cells -------------------------------------------------------------------------------
     def rows(self, target: str, case: str, key: CoordinateKey) -> NDArray[np.int64]:
@@ -307,6 +311,42 @@ class RunRecords:
         a, b = int(starts[cell[0]]), int(starts[cell[1]])
         return tuple(values[a:b].tolist()), tuple(ids[a:b])
 
+    def cells_at(self, target: str, cases: Sequence[str], key: CoordinateKey) -> tuple[Rows, Rows]:
+        """Each case's cell of ``target`` at ``key``: its number (-1: no successful output)
+        and its size, for :meth:`cell_block`."""
+        numbers = self._grid.numbers(target, cases, (key,))[:, 0]
+        return numbers, self._grid.sizes(numbers)
+
+    def cell_block(self, numbers: Rows, size: int) -> Rows:
+        """The observation rows of cells that all have ``size`` outputs, one cell a row, by
+        repetition (as :meth:`rows` gives each)."""
+        first = self._grid.starts[numbers]
+        block: Rows = self._cell_rows[first[:, None] + np.arange(size)[None, :]]
+        return block
+
+    def point_rows(self, measure: str) -> Rows | None:
+        """Per observation row, the row of its ``measure`` point among
+        :attr:`point_measurements` (-1: none); None when the measure has no points."""
+        return self._point_row.get(measure)
+
+    def case_points(
+        self, metric: str, target: str, cases: Sequence[str], keys: Sequence[CoordinateKey]
+    ) -> tuple[Rows, NDArray[np.float64], list[str]]:
+        """A point metric over many cells at once: for each case, its values at each key in
+        turn (as :meth:`cell_points` gives them), laid end to end case after case.
+
+        Returns how many values each case has, the values, and their measurement ids.
+        """
+        numbers = self._grid.numbers(target, cases, keys)
+        starts, values, ids = self._metric(metric)
+        present = numbers >= 0
+        safe = np.maximum(numbers, 0)
+        first = np.where(present, starts[self._grid.starts[safe]], 0)
+        last = np.where(present, starts[self._grid.stops[safe]], 0)
+        positions = gather(first.ravel(), last.ravel())
+        lengths: Rows = (last - first).sum(axis=1)
+        return lengths, values[positions], [ids[i] for i in positions.tolist()]
+
     def cell_details(
         self, measure: str, target: str, case: str, key: CoordinateKey
     ) -> tuple[tuple[str, ...], tuple[JsonValue, ...]]:
@@ -323,114 +363,28 @@ class RunRecords:
         chosen = at.tolist()
         return tuple(points.ids[i] for i in chosen), tuple(points.details[i] for i in chosen)
 
-    def measures(self) -> tuple[str, ...]:
-        """The names of every measure with stored values."""
-        return tuple(sorted({*self._point_row, *self._pairs}))
+    def has_points(self, measure: str) -> bool:
+        """Whether ``measure`` has point measurements in this run."""
+        return measure in self._point_row
+
+    def pairs(self, measure: str) -> Mapping[tuple[str, str], DifferenceMeasurement] | None:
+        """A pairwise measure's measurements by (first, second) observation id, or None."""
+        return self._pairs.get(measure)
 
     def table(self) -> list[dict[str, JsonValue]]:
         """One tidy row per observation, with its point metrics and execution timing."""
-        metric_names = [m.name for m in self.experiment.point_metrics]
-        rows: list[dict[str, JsonValue]] = []
-        for observation in self._columns:
-            row: dict[str, JsonValue] = {
-                "observation": observation.id,
-                "target": observation.target,
-                "case": observation.case,
-                "variant": observation.variant_id,
-                "repetition": observation.repetition,
-                "status": observation.status,
-            }
-            row.update({f"axis:{k}": v for k, v in observation.coordinate.items()})
-            for name in metric_names:
-                point = self.point(name, observation.id)
-                row[name] = None if point is None else point.value
-            row["output"] = observation.output.text
-            row["model"] = observation.output.model
-            row["attempts"] = observation.attempts
-            row["started"] = observation.started
-            row["duration"] = observation.duration
-            rows.append(row)
-        return rows
+        return reading.table(self)
 
-    # -- distances ---------------------------------------------------------------------------
     def distances(
         self, measure: str, observations: Sequence[Observation]
     ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
         """The symmetric distance matrix of ``measure`` over ``observations``, and the ids of
         the measurements it was built from (see docs/design/001-measurements.md)."""
-        n = len(observations)
-        matrix = np.zeros((n, n), dtype=np.float64)
-        kind = self.difference(measure)
-        if measure in self._point_row and kind is not None and kind.kind == "keyed":
-            found = [self.point(measure, o.id) for o in observations]
-            missing = [o.id for o, k in zip(observations, found, strict=True) if k is None]
-            if missing:
-                raise AnalysisError(
-                    f"measure {measure!r} has no value for observations {missing[:3]}"
-                )
-            points = [k for k in found if k is not None]
-            matrix = key_distance(kind.distance, [p.details for p in points])
-            return matrix, tuple(p.id for p in points)
-        pairs = self._pairs.get(measure)
-        if pairs is None:
-            known = sorted(m.name for m in self.experiment.difference_measures)
-            hint = difflib.get_close_matches(measure, known, n=1)
-            extra = f" (did you mean {hint[0]!r}?)" if hint else ""
-            raise AnalysisError(f"no difference measure {measure!r}{extra}; measures: {known}")
-        used: list[str] = []
-        for i in range(n):
-            for j in range(i + 1, n):
-                a, b = observations[i].id, observations[j].id
-                pair = pairs.get((a, b) if a < b else (b, a))
-                if pair is None:
-                    raise AnalysisError(
-                        f"measure {measure!r} was not computed for observations {a} and {b}"
-                    )
-                matrix[i, j] = matrix[j, i] = pair.value
-                used.append(pair.id)
-        return matrix, tuple(used)
+        return reading.distances(self, measure, observations)
 
-    # -- tracing -----------------------------------------------------------------------------
-    def trace(self, item: Traceable | Sequence[str]) -> Trace:
-        """Recover the measurements, observations and variants behind an aggregate."""
-        ids = item.measurement_ids if isinstance(item, Traceable) else tuple(item)
-        measurements = []
-        for measurement_id in dict.fromkeys(ids):
-            found = self._measurement(measurement_id)
-            if found is None:
-                raise AnalysisError(f"measurement {measurement_id!r} is not in these results")
-            measurements.append(found)
-        observation_ids: dict[str, None] = {}
-        for m in measurements:
-            if isinstance(m, PointMeasurement):
-                observation_ids[m.observation_id] = None
-            else:
-                observation_ids[m.first] = None
-                observation_ids[m.second] = None
-        observations = self._columns.at(self._row[o] for o in observation_ids)
-        variant_ids = dict.fromkeys(o.variant_id for o in observations)
-        return Trace(
-            measurements=tuple(measurements),
-            observations=observations,
-            variants=tuple(self._variant[v] for v in variant_ids),
-        )
-
-    @cached_property
-    def _measurement_rows(self) -> dict[str, int]:
-        # Made on the first trace only: a report traces nothing, a page traces a few numbers.
-        return {point_id: row for row, point_id in enumerate(self._point_columns.ids)}
-
-    @cached_property
-    def _differences(self) -> dict[str, DifferenceMeasurement]:
-        return {m.id: m for m in self.difference_measurements}
-
-    def _measurement(self, measurement_id: str) -> PointMeasurement | DifferenceMeasurement | None:
-        """The measurement with this id (a difference one wins, as when both were indexed)."""
-        pair = self._differences.get(measurement_id)
-        if pair is not None:
-            return pair
-        row = self._measurement_rows.get(measurement_id)
-        return None if row is None else self._point_columns[row]
+    def measures(self) -> tuple[str, ...]:
+        """The names of every measure with stored values."""
+        return tuple(sorted({*self._point_row, *self._pairs}))
 
     # -- what the analyses keep --------------------------------------------------------------
     def derived(self, kind: type[DerivedT]) -> DerivedT:

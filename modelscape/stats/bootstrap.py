@@ -63,7 +63,8 @@ def bootstrap_distribution(
     # that a resample of equal values reproduces their mean exactly.
     ones = np.ones(cases)
     parts = [
-        per_case.take(draw_indices(cases, (min(block, resamples - start), cases), rng)) @ ones
+        per_case.take(draw_indices(cases, (min(block, resamples - start), cases), rng, widen=False))
+        @ ones
         for start in range(0, resamples, block)
     ]
     result: FloatArray = np.concatenate(parts) / cases
@@ -206,8 +207,8 @@ def cluster_mean(
     sizes = np.bincount(index, minlength=groups).astype(np.float64)
     if resamples < 1:
         raise AnalysisError(f"resamples must be >= 1 to draw a distribution, got {resamples}")
-    draws = draw_indices(groups, (resamples, groups), rng)
-    distribution = totals[draws].sum(axis=1) / sizes[draws].sum(axis=1)
+    draws = draw_indices(groups, (resamples, groups), rng, widen=False)
+    distribution = totals.take(draws).sum(axis=1) / sizes.take(draws).sum(axis=1)
     estimate = float(per_unit.mean())
     jackknife = (
         (totals.sum() - totals) / (sizes.sum() - sizes) if groups > 1 else np.array([estimate])

@@ -112,17 +112,28 @@ def _exact(prepared: Sequence[_Relabeled], observed_sum: float, tolerance: float
 
 
 def draw_indices(
-    high: int | npt.NDArray[np.intp], size: tuple[int, ...], rng: np.random.Generator
-) -> npt.NDArray[np.intp]:
+    high: int | npt.NDArray[np.intp],
+    size: tuple[int, ...],
+    rng: np.random.Generator,
+    *,
+    widen: bool = True,
+) -> npt.NDArray[np.intp] | npt.NDArray[np.int16]:
     """Uniform integers in [0, high) from ``rng``, in the narrowest type that holds them.
 
     Narrow types are generated faster by numpy (buffered 16-bit draws); the choice depends
-    on ``high`` only, so the stream stays a function of the inputs.
+    on ``high`` only, so the stream stays a function of the inputs. ``widen`` returns them as
+    numpy's native index type, which fancy indexing prefers; ``take`` reads the narrow ones as
+    fast, and skipping the copy matters when there are a hundred million of them.
     """
-    if int(np.max(high)) <= np.iinfo(np.int16).max:
-        # Widened at once: numpy indexes fastest with its native integer type.
-        return rng.integers(0, high, size=size, dtype=np.int16).astype(np.intp)
+    if _narrow(high):
+        drawn = rng.integers(0, high, size=size, dtype=np.int16)
+        return drawn.astype(np.intp) if widen else drawn
     return rng.integers(0, high, size=size, dtype=np.intp)
+
+
+def _narrow(high: int | npt.NDArray[np.intp]) -> bool:
+    """Whether draws below ``high`` come as 16-bit integers (see :func:`draw_indices`)."""
+    return int(np.max(high)) <= np.iinfo(np.int16).max
 
 
 def _monte_carlo(
@@ -132,24 +143,46 @@ def _monte_carlo(
     permutations: int,
     rng: np.random.Generator,
 ) -> float:
-    """Phipson & Smyth (2010) p-value (1 + hits) / (1 + P) over random joint labelings."""
+    """Phipson & Smyth (2010) p-value (1 + hits) / (1 + P) over random joint labelings.
+
+    A case whose excess is zero under every labeling (all its outputs alike, common with
+    0/1 answers) adds nothing to any sum: its draws are made, so every other case keeps its
+    labelings, but it is not added. Adding zero never changes a float, so each sum is the one
+    adding every case would give, bit for bit. Draws after the last case that counts are not
+    made at all in the final block: nothing reads the stream after it.
+    """
     tables = [part.table for part in prepared if part.table is not None]
     counts = np.concatenate(
         [np.full(len(part.observed), part.labelings) for part in prepared if part.table is not None]
         or [np.empty(0, dtype=np.intp)]
     )
     rows = [row for table in tables for row in table]
+    live = (
+        np.flatnonzero(np.concatenate([(table != 0).any(axis=1) for table in tables])).tolist()
+        if tables
+        else []
+    )
     sampled = [part for part in prepared if part.table is None]
     high = int(counts[0]) if counts.size and (counts == counts[0]).all() else counts[:, None]
     hits = 0
     for start in range(0, permutations, _BLOCK):
         draws = min(_BLOCK, permutations - start)
         sums = np.zeros(draws, dtype=np.float64)
-        if rows:
+        final = start + draws == permutations and not sampled
+        needed = (live[-1] + 1 if live else 0) if final else len(rows)
+        if needed:
             # One draw for all tabulated cases: row i holds the labelings picked for case i.
-            chosen = draw_indices(high, (len(rows), draws), rng)
-            for row, picks in zip(rows, chosen, strict=True):  # a loop over cases only
-                sums += row.take(picks)
+            # The first rows of a draw are the same whatever its length, and the integer
+            # type is chosen from every case's bound, as a draw of all the rows would be.
+            bound = high if isinstance(high, int) else high[:needed]
+            chosen = (
+                rng.integers(0, bound, size=(needed, draws), dtype=np.int16)
+                if _narrow(high)
+                else rng.integers(0, bound, size=(needed, draws), dtype=np.intp)
+            )
+            for index in live:  # a loop over cases only
+                if index < needed:
+                    sums += rows[index].take(chosen[index])
         for part in sampled:
             for matrix in part.group.stack:
                 sums += _random_labelings(matrix, part.group.n_a, draws, rng)

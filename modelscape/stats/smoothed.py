@@ -63,6 +63,8 @@ _BLOCK_ELEMENTS = 1 << 22
 #: Largest number of (counts at a, counts at b) pairs a unit's redrawn excess is tabulated
 #: over; beyond it (many distinct outputs) the counts are drawn one resample at a time.
 _TABULATED = 1 << 14
+#: Largest number of count vectors per side whose draw counts CDF values instead of searching.
+_COUNTED = 64
 
 
 def unit_models(
@@ -155,6 +157,38 @@ def _probabilities(vectors: FloatArray, coefficients: FloatArray, model: FloatAr
     return result
 
 
+class _Tabulated:
+    """A group's redrawn excesses tabulated once, drawn a block of resamples at a time.
+
+    A unit's redrawn excess depends on its redrawn counts alone, which take few values (6 a
+    side for yes/no answers and five outputs): the excess of every pair of count vectors is
+    tabulated, and each side's counts are drawn from their multinomial probabilities by one
+    uniform (inverse CDF), the two sides independently. The tables and the CDFs do not
+    depend on the block, so they are made once however many blocks the resamples take.
+    """
+
+    def __init__(
+        self, distances: FloatArray, model_a: FloatArray, model_b: FloatArray, n_a: int, n_b: int
+    ) -> None:
+        width = model_a.shape[1]
+        counts_a, log_a = _compositions(n_a, width)
+        counts_b, log_b = _compositions(n_b, width)
+        across = np.einsum("ik,ukl,jl->uij", counts_a, distances, counts_b)
+        inside_a = np.einsum("ik,ukl,il->ui", counts_a, distances, counts_a)
+        inside_b = np.einsum("jk,ukl,jl->uj", counts_b, distances, counts_b)
+        self.values = excess_of_sums(across, inside_a[:, :, None], inside_b[:, None, :], n_a, n_b)
+        self.cdf_a = _cdf(_probabilities(counts_a, log_a, model_a))
+        self.cdf_b = _cdf(_probabilities(counts_b, log_b, model_b))
+        self.rows = np.arange(model_a.shape[0])[None, :]
+
+    def draw(self, resamples: int, rng: np.random.Generator) -> FloatArray:
+        """Redrawn excesses (resamples, units): side a's draws first, then side b's."""
+        picked_a = _pick(self.cdf_a, resamples, rng)
+        picked_b = _pick(self.cdf_b, resamples, rng)
+        redrawn: FloatArray = self.values[self.rows, picked_a, picked_b]
+        return redrawn
+
+
 def _tabulated(
     distances: FloatArray,
     model_a: FloatArray,
@@ -164,40 +198,48 @@ def _tabulated(
     resamples: int,
     rng: np.random.Generator,
 ) -> FloatArray:
-    """Redrawn excesses (resamples, units) from each unit's exact distribution of them.
+    """Redrawn excesses (resamples, units) from each unit's exact distribution of them."""
+    return _Tabulated(distances, model_a, model_b, n_a, n_b).draw(resamples, rng)
 
-    A unit's redrawn excess depends on its redrawn counts alone, which take few values (6 a
-    side for yes/no answers and five outputs): the excess of every pair of count vectors is
-    tabulated, and each side's counts are drawn from their multinomial probabilities by one
-    uniform (inverse CDF), the two sides independently.
-    """
-    units, width = model_a.shape
-    counts_a, log_a = _compositions(n_a, width)
-    counts_b, log_b = _compositions(n_b, width)
-    across = np.einsum("ik,ukl,jl->uij", counts_a, distances, counts_b)
-    inside_a = np.einsum("ik,ukl,il->ui", counts_a, distances, counts_a)
-    inside_b = np.einsum("jk,ukl,jl->uj", counts_b, distances, counts_b)
-    values = excess_of_sums(across, inside_a[:, :, None], inside_b[:, None, :], n_a, n_b)
-    picked_a = _draw(_probabilities(counts_a, log_a, model_a), resamples, rng)
-    picked_b = _draw(_probabilities(counts_b, log_b, model_b), resamples, rng)
-    rows = np.arange(units)[None, :]
-    redrawn: FloatArray = values[rows, picked_a, picked_b]
-    return redrawn
+
+def _cdf(probabilities: FloatArray) -> FloatArray:
+    """Each unit's CDF, normalised and shifted into (i, i + 1] for unit i (see :func:`_pick`)."""
+    cumulative = np.cumsum(probabilities, axis=1)
+    offsets = np.arange(probabilities.shape[0], dtype=np.float64)[:, None]
+    shifted: FloatArray = cumulative / cumulative[:, -1:] + offsets
+    return shifted
 
 
 def _draw(probabilities: FloatArray, resamples: int, rng: np.random.Generator) -> IntArray:
-    """One index per resample and unit, drawn from each unit's probabilities: (resamples, units).
+    """One index per resample and unit, drawn from each unit's probabilities: (resamples, units)."""
+    return _pick(_cdf(probabilities), resamples, rng)
 
-    Inverse CDF over one sorted array for all units (unit i's CDF runs over (i, i + 1]), so
-    one search serves every unit.
+
+def _pick(shifted: FloatArray, resamples: int, rng: np.random.Generator) -> IntArray:
+    """One index per resample and unit from shifted CDFs (:func:`_cdf`): (resamples, units).
+
+    Inverse CDF: unit i's CDF is shifted into (i, i + 1] and its uniforms by i, as one sorted
+    array for all units would have them. A unit's index is how many of its own CDF values lie
+    at or below its uniform (at most the last index), which is what a search of that one
+    sorted array finds for it, bit for bit, and far cheaper than searching a million values
+    when a unit has a handful.
     """
-    units, size = probabilities.shape
-    cumulative = np.cumsum(probabilities, axis=1)
+    units, size = shifted.shape
     offsets = np.arange(units, dtype=np.float64)[:, None]
-    flat = (cumulative / cumulative[:, -1:] + offsets).ravel()
-    found = np.searchsorted(flat, rng.random((resamples, units)) + offsets.T, side="right")
-    # A uniform that rounds up into the next unit's range stays with its own unit's last value.
-    picked: IntArray = np.minimum(found - np.arange(units) * size, size - 1)
+    uniforms = rng.random((resamples, units)) + offsets.T
+    if size > _COUNTED:
+        found = np.searchsorted(shifted.ravel(), uniforms, side="right")
+        # A uniform that rounds up into the next unit's range stays with its own last value.
+        searched: IntArray = np.minimum(found - np.arange(units) * size, size - 1)
+        return searched
+    # Each CDF is sorted, so counting its values up to the last but one caps the index there.
+    # Counted in bytes (at most _COUNTED values), which is what makes the count cheap.
+    counted = np.zeros((resamples, units), dtype=np.uint8)
+    reached = np.empty((resamples, units), dtype=np.bool_)
+    for value in range(size - 1):
+        np.greater_equal(uniforms, shifted[:, value], out=reached)
+        counted += reached.view(np.uint8)
+    picked: IntArray = counted.astype(np.intp)
     return picked
 
 
@@ -215,10 +257,15 @@ def _noise(groups: Sequence[CaseGroup], resamples: int, rng: np.random.Generator
             group.n_b + width - 1, width - 1
         )
         block = max(1, _BLOCK_ELEMENTS // (count * min(width * 2, tabulated)))
+        table = (
+            _Tabulated(distances, model_a, model_b, group.n_a, group.n_b)
+            if tabulated <= _TABULATED
+            else None
+        )
         for start in range(0, resamples, block):
             size = (min(block, resamples - start), count)
-            if tabulated <= _TABULATED:
-                excess = _tabulated(distances, model_a, model_b, group.n_a, group.n_b, size[0], rng)
+            if table is not None:
+                excess = table.draw(size[0], rng)
             else:  # many distinct outputs: draw the counts themselves
                 drawn_a = rng.multinomial(group.n_a, model_a, size=size).astype(np.float64)
                 drawn_b = rng.multinomial(group.n_b, model_b, size=size).astype(np.float64)
