@@ -43,6 +43,7 @@ from modelscape.site.manifest import (
 )
 from modelscape.site.plan import plan
 from modelscape.site.render import ASSETS
+from modelscape.site.search import pagefind_installed, pagefind_outputs
 from modelscape.site.staging import staged
 from modelscape.site.theme import Theme
 from modelscape.site.workers import make_all, worker_count
@@ -172,7 +173,8 @@ def _build(
     manifest = Manifest() if force else Manifest.load(folder)
     hashes = FileHashes(manifest.files, label=_labels(root, theme))
     result = BuildResult(folder, warnings=list(found.warnings))
-    jobs, summaries = plan(found, theme, hashes, manifest, result.warnings)
+    pagefind = pagefind_installed()
+    jobs, summaries = plan(found, theme, hashes, manifest, result.warnings, pagefind=pagefind)
     site = OutputFolder(folder)
     site.create()
     records: dict[str, OutputRecord] = {}
@@ -211,12 +213,6 @@ def _build(
     # Every reader of the records sorts them, so which process made a page does not show.
     records.update(made_records)
     config = found.config
-    generated = {f"{ASSETS}/search-index.js", ".nojekyll"}
-    if config.base_url is not None:
-        generated.add("sitemap.xml")
-    for path in sorted(set(manifest.outputs) - set(records) - generated):
-        if site.remove(path):
-            result.removed.append(path)
     pages = [p for p in records if p.endswith(".html") and p not in _UNLISTED]
     records[f"{ASSETS}/search-index.js"] = _generated(
         site, f"{ASSETS}/search-index.js", search_index(records), result
@@ -231,6 +227,19 @@ def _build(
             "address with --base-url or base_url in site.yaml"
         )
     records[".nojekyll"] = _generated(site, ".nojekyll", "", result)
+    if pagefind:
+        records.update(pagefind_outputs(site, records, manifest.outputs, result))
+    else:
+        result.notes.append(
+            "search: Pagefind is not installed, so the search page uses the single-script "
+            "index only (pip install 'modelscape-map[search]' adds an index that loads per "
+            "query when the site is served)"
+        )
+    # Last, once every output is known: the files of outputs the plan no longer has (and an
+    # old Pagefind index's chunks) go.
+    for path in sorted(set(manifest.outputs) - set(records)):
+        if site.remove(path):
+            result.removed.append(path)
     result.warnings.extend(broken_links(records, config.base_path))
     limit = max_file_mb if max_file_mb is not None else config.max_file_mb
     result.warnings.extend(_too_large(site, list(records), limit))

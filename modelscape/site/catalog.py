@@ -274,9 +274,7 @@ class Catalog:
             for headline in run.targets:
                 found.setdefault(headline.target, []).append(Entry(run, headline))
         return {
-            model: tuple(
-                sorted(entries, key=lambda e: (e.run.scenario, _newest(e.run), e.run.run))
-            )
+            model: tuple(sorted(entries, key=lambda e: (e.run.scenario, _newest(e.run), e.run.run)))
             for model, entries in found.items()
         }
 

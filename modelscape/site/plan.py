@@ -78,15 +78,23 @@ def _summaries(
 
 
 def plan(
-    content: Content, theme: Theme, hashes: FileHashes, manifest: Manifest, warnings: list[str]
+    content: Content,
+    theme: Theme,
+    hashes: FileHashes,
+    manifest: Manifest,
+    warnings: list[str],
+    *,
+    pagefind: bool = False,
 ) -> tuple[list[Job], dict[str, dict[str, Any]]]:
     """Every output of the site as a job, and the run summaries to keep for the next build.
 
     Warnings met while planning (a run skipped, a spec missing) go to ``warnings``.
+    ``pagefind``: the build makes a Pagefind index, which the search page then uses.
     """
     runs, keys, loaded, kept = _summaries(content, hashes, manifest, warnings)
     catalog = Catalog(runs, content.specs)
     maker = PageMaker(content, theme, catalog, loaded, warnings)
+    maker.pagefind = pagefind
     base = (__version__, theme.digest, content.config.model_dump(mode="json"))
     jobs: list[Job] = []
 
@@ -158,6 +166,6 @@ def plan(
                 maker.markdown(markdown),
             )
         )
-    jobs.append(Job("search.html", digest_of(base, "search"), maker.search))
+    jobs.append(Job("search.html", digest_of(base, "search", pagefind), maker.search))
     jobs.append(Job("404.html", digest_of(base, "404"), maker.not_found))
     return jobs, kept
