@@ -233,20 +233,20 @@ def _report(arguments, site, markdown, made, cold, warm, one) -> None:  # type: 
     )
     print(f"site             {total / 1e6:6.1f} MB in {files} files")
     print(
-        f"largest page     {size / 1000:6.1f} kB gzipped ({name})   budget {PAGE_BUDGET / 1000:.0f} kB"
+        f"largest page     {size / 1000:6.1f} kB gzipped ({name})   "
+        f"budget {PAGE_BUDGET / 1000:.0f} kB"
     )
+    zipped = len(gzip.compress(index, 6))
     print(
-        f"search (script)  {len(index) / 1000:6.1f} kB, {len(gzip.compress(index, 6)) / 1000:.1f} kB "
-        "gzipped: every query loads all of it"
+        f"search (script)  {len(index) / 1000:6.1f} kB, {zipped / 1000:.1f} kB gzipped: "
+        "every query loads all of it"
     )
     pagefind = site / "pagefind"
     if pagefind.is_dir():
         pf_total, pf_files = _bytes(pagefind)
         print(f"search (Pagefind) {pf_total / 1e6:5.1f} MB in {pf_files} files on disk")
     else:
-        print(
-            "search (Pagefind) none: pagefind is not installed (pip install 'modelscape-map[search]')"
-        )
+        print("search (Pagefind) none: pip install 'modelscape-map[search]' to make it")
     if cold.warnings:
         print("first warning:", cold.warnings[0][:300])
 
