@@ -8,7 +8,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from modelscape.cli import main
 from modelscape.site import SiteError, build_site
 from modelscape.site.workers import PARALLEL_MINIMUM, worker_count
 from tests.site.sitetools import RUN, make_content
@@ -121,3 +123,14 @@ def test_workers_asked_for_are_used() -> None:
 def test_workers_must_be_one_or_more(workers: int) -> None:
     with pytest.raises(SiteError, match="workers must be 1 or more"):
         worker_count(workers, 10)
+
+
+def test_the_build_command_takes_the_number_of_workers(tmp_path: Path) -> None:
+    content = make_content(tmp_path / "content")
+    site = tmp_path / "site"
+    done = CliRunner().invoke(main, ["build", str(content), "-o", str(site), "--workers", "1"])
+    assert done.exit_code == 0, done.output
+    assert "pages" in done.output
+    refused = CliRunner().invoke(main, ["build", str(content), "-o", str(site), "--workers", "0"])
+    assert refused.exit_code == 2
+    assert "--workers" in refused.output
