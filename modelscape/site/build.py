@@ -174,7 +174,9 @@ def _build(
     hashes = FileHashes(manifest.files, label=_labels(root, theme))
     result = BuildResult(folder, warnings=list(found.warnings))
     pagefind = pagefind_installed()
-    jobs, summaries = plan(found, theme, hashes, manifest, result.warnings, pagefind=pagefind)
+    jobs, summaries = plan(
+        found, theme, hashes, manifest, result.warnings, pagefind=pagefind, workers=workers
+    )
     site = OutputFolder(folder)
     site.create()
     records: dict[str, OutputRecord] = {}

@@ -19,7 +19,7 @@ from modelscape.pages.page import PLOTLY_FILE, PLOTLY_LICENSE, STYLESHEET
 from modelscape.pages.report import disagreement
 from modelscape.report.report import Report
 from modelscape.site.catalog import Catalog, RunSummary
-from modelscape.site.content import Content, FileHashes
+from modelscape.site.content import Content, FileHashes, RunFolder
 from modelscape.site.embeds import mentions
 from modelscape.site.exports import leaderboard_files
 from modelscape.site.jobs import Job, digest_of
@@ -27,6 +27,7 @@ from modelscape.site.manifest import Manifest
 from modelscape.site.pagesource import PageMaker
 from modelscape.site.render import ASSETS
 from modelscape.site.theme import Theme
+from modelscape.site.workers import REPORT_COST, forked_map, worker_count
 from modelscape.specs.registry import registered_scenario
 
 __all__ = ["plan"]
@@ -40,41 +41,64 @@ def _cached_summary(cached: object) -> RunSummary | None:
         return None
 
 
+def _summary(content: Content, run: RunFolder) -> RunSummary | str:
+    """A run's summary from its report, or the warning that says why the run is skipped."""
+    try:
+        report = Report.load(run.report)
+        reason = None if run.store is None else disagreement(report, run.store)
+    except ModelscapeError as error:
+        return f"{run.report}: skipped: {error}"
+    if reason is not None:
+        return (
+            f"{content.root / 'runs' / run.name}: run {run.name!r} skipped: its report "
+            f"and store disagree: {reason}"
+        )
+    return RunSummary.of(report, run.name)
+
+
 def _summaries(
-    content: Content, hashes: FileHashes, manifest: Manifest, warnings: list[str]
-) -> tuple[dict[str, RunSummary], dict[str, str], dict[str, Report], dict[str, dict[str, Any]]]:
-    """Every run's summary (from the manifest when its report is unchanged), its key, the
-    reports loaded on the way, and the summaries to keep for the next build."""
-    runs: dict[str, RunSummary] = {}
+    content: Content,
+    hashes: FileHashes,
+    manifest: Manifest,
+    warnings: list[str],
+    workers: int | None,
+) -> tuple[dict[str, RunSummary], dict[str, str], dict[str, dict[str, Any]]]:
+    """Every run's summary (from the manifest when its report and store are unchanged), its
+    key, and the summaries to keep for the next build.
+
+    Reading a report is the slow part of a plan (a large one takes tens of milliseconds), so
+    the runs not in the manifest are read in worker processes when there are many.
+    """
     keys: dict[str, str] = {}
-    loaded: dict[str, Report] = {}
-    kept: dict[str, dict[str, Any]] = {}
+    cached: dict[str, RunSummary] = {}
     for run in content.runs:
         # The store is part of the key: a run is checked again whenever either file changes.
         store = hashes(run.store) if run.store is not None else "-"
-        key = f"{run.name}:{hashes(run.report)}:{store}"
-        cached = manifest.summaries.get(key)
-        summary = _cached_summary(cached)
-        if summary is None:
-            cached = None
-            try:
-                report = Report.load(run.report)
-                reason = None if run.store is None else disagreement(report, run.store)
-            except ModelscapeError as error:
-                warnings.append(f"{run.report}: skipped: {error}")
-                continue
-            if reason is not None:
-                warnings.append(
-                    f"{content.root / 'runs' / run.name}: run {run.name!r} skipped: its report "
-                    f"and store disagree: {reason}"
-                )
-                continue
-            loaded[run.name] = report
-            summary = RunSummary.of(report, run.name)
-        runs[run.name] = summary
-        keys[run.name] = key
-        kept[key] = cached if cached is not None else summary.model_dump(mode="json")
-    return runs, keys, loaded, kept
+        keys[run.name] = key = f"{run.name}:{hashes(run.report)}:{store}"
+        summary = _cached_summary(manifest.summaries.get(key))
+        if summary is not None:
+            cached[run.name] = summary
+    unread = [n for n, run in enumerate(content.runs) if run.name not in cached]
+    count = worker_count(workers, len(unread) * REPORT_COST)
+    read = dict(
+        zip(
+            unread,
+            forked_map(lambda n: _summary(content, content.runs[n]), unread, workers=count),
+            strict=True,
+        )
+    )
+    runs: dict[str, RunSummary] = {}
+    kept: dict[str, dict[str, Any]] = {}
+    for number, run in enumerate(content.runs):
+        found = cached.get(run.name) or read[number]
+        if isinstance(found, str):
+            warnings.append(found)
+            del keys[run.name]
+            continue
+        runs[run.name] = found
+        key = keys[run.name]
+        kept[key] = manifest.summaries[key] if run.name in cached else found.model_dump(mode="json")
+    return runs, keys, kept
 
 
 def plan(
@@ -85,15 +109,17 @@ def plan(
     warnings: list[str],
     *,
     pagefind: bool = False,
+    workers: int | None = None,
 ) -> tuple[list[Job], dict[str, dict[str, Any]]]:
     """Every output of the site as a job, and the run summaries to keep for the next build.
 
     Warnings met while planning (a run skipped, a spec missing) go to ``warnings``.
     ``pagefind``: the build makes a Pagefind index, which the search page then uses.
+    ``workers``: the processes that may read reports (see :mod:`modelscape.site.workers`).
     """
-    runs, keys, loaded, kept = _summaries(content, hashes, manifest, warnings)
+    runs, keys, kept = _summaries(content, hashes, manifest, warnings, workers)
     catalog = Catalog(runs, content.specs)
-    maker = PageMaker(content, theme, catalog, loaded, warnings)
+    maker = PageMaker(content, theme, catalog, {}, warnings)
     maker.pagefind = pagefind
     base = (__version__, theme.digest, content.config.model_dump(mode="json"))
     jobs: list[Job] = []

@@ -8,19 +8,22 @@ and fragments it needs, whatever the size of the site. It is fetched, and a brow
 ``fetch`` from ``file://``, so the search page uses Pagefind when the site is served over
 HTTP(S) and the script otherwise (see ``themes/default/static/search.js``).
 
-Pagefind is optional (``pip install 'modelscape-map[search]'``, which brings the Python API
-and the binary it drives). Both indexes hold the same entries: each page's title and the text
-the build keeps for search, so a page is found by the same words either way. The entries are
-given to Pagefind as records in the order of their paths, which makes its files the same, byte
-for byte, for the same pages (Pagefind names them by the hash of their content).
+Pagefind is optional (``pip install 'modelscape-map[search]'``, which brings its Python
+package and the binary, spoken to here in its service mode). Both indexes hold the same
+entries: each page's title and the text the build keeps for search, so a page is found by the
+same words either way. The entries are given to Pagefind as records in the order of their
+paths, which makes its files the same, byte for byte, for the same pages (Pagefind names them
+by the hash of their content).
 """
 
 from __future__ import annotations
 
-import asyncio
+import base64
+import json
+import os
+import subprocess
 import tempfile
-import threading
-from collections.abc import Coroutine, Mapping
+from collections.abc import Mapping
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -46,6 +49,8 @@ REQUIREMENT = "pagefind[bin]>=1.5,<2"
 PAGEFIND = "pagefind"
 #: Pagefind's own search interfaces, which the search page does not use, are not published.
 _UNUSED = ("pagefind-ui.", "pagefind-modular-ui.", "pagefind-component-ui.", "pagefind-highlight.")
+#: Messages sent to Pagefind before their answers are read (their answers fit in a pipe).
+_BATCH = 64
 #: The language the records are indexed in (word stems); the site's pages are in English.
 LANGUAGE = "en"
 
@@ -55,74 +60,154 @@ class PagefindError(SiteError):
     build turns it into a warning and keeps the script index."""
 
 
-def pagefind_installed() -> bool:
-    """Whether the Pagefind API and a binary for it are installed."""
+def _binary() -> str | None:
+    """The Pagefind binary the ``pagefind`` package finds (its wheel's, else PATH's)."""
     try:
         from pagefind.service import get_executable
     except ImportError:
-        return False
-    return get_executable() is not None
+        return None
+    found = get_executable()
+    return None if found is None else str(found)
+
+
+def pagefind_installed() -> bool:
+    """Whether the Pagefind API and a binary for it are installed."""
+    return _binary() is not None
 
 
 def pagefind_files(records: Mapping[str, OutputRecord]) -> dict[str, bytes]:
     """The files of a Pagefind index of every searchable page, by site path under
     ``pagefind/``; :class:`PagefindError` if Pagefind could not make them."""
+    binary = _binary()
+    if binary is None:
+        raise PagefindError("the pagefind binary is not installed")
     entries = [
         (path, record.title, record.text)
         for path, record in sorted(records.items())
         if record.title is not None
     ]
     with tempfile.TemporaryDirectory(prefix="modelscape-pagefind-") as folder:
-        try:
-            _run(_write_index(entries, Path(folder)))
-        except Exception as error:  # the binary's errors come in many kinds; all end here
-            raise PagefindError(f"{type(error).__name__}: {error}") from None
+        with _Service(binary) as service:
+            index = service.ask({"type": "NewIndex", "config": {"force_language": LANGUAGE}})
+            number = index.get("index_id")
+            # In path order (the index is then the same for the same pages), a batch at a time.
+            additions = [
+                {
+                    "type": "AddRecord",
+                    "index_id": number,
+                    "url": url,
+                    "content": text or title,
+                    "language": LANGUAGE,
+                    "meta": {"title": title},
+                    "filters": None,
+                    "sort": None,
+                }
+                for url, title, text in entries
+            ]
+            for start in range(0, len(additions), _BATCH):
+                service.ask_all(additions[start : start + _BATCH])
+            # Written by the service to a folder of ours, not sent back through the pipe.
+            service.ask({"type": "WriteFiles", "index_id": number, "output_path": folder})
         found = {}
         for path in sorted(Path(folder).rglob("*")):
             name = path.relative_to(folder).as_posix()
             if path.is_file() and not name.startswith(_UNUSED):
                 found[f"{PAGEFIND}/{name}"] = path.read_bytes()
-    if not any(name.endswith("pagefind-entry.json") for name in found):
+    if f"{PAGEFIND}/pagefind-entry.json" not in found:
         raise PagefindError("it wrote no pagefind-entry.json")
     return found
 
 
-async def _write_index(entries: list[tuple[str, str, str]], folder: Path) -> None:
-    from pagefind.index import PagefindIndex
+class _Service:
+    """Pagefind's service mode (``pagefind --service``), spoken to directly: each message is
+    base64 of its JSON followed by a comma, answered the same way.
 
-    # Written by the service to a folder of ours, not returned through its pipe: the whole
-    # index in one message can outgrow the pipe's buffer (Pagefind's documentation warns).
-    async with PagefindIndex(config={"force_language": LANGUAGE}) as index:
-        for url, title, text in entries:
-            # One at a time, in path order: the index is then the same for the same pages.
-            await index.add_custom_record(
-                url=url, content=text or title, language=LANGUAGE, meta={"title": title}
-            )
-        await index.write_files(output_path=str(folder))
-        # Leaving the block writes the files again (Pagefind's API does); the same files.
+    The ``pagefind`` package's own client polls for each answer every tenth of a second,
+    which makes ten thousand pages a quarter of an hour; a blocking read answers at once.
+    Messages go a batch at a time, the batch's answers read before the next is sent, so
+    neither pipe can fill up while the other side waits.
+    """
 
+    def __init__(self, binary: str) -> None:
+        self.binary = binary
+        self.messages = 0
+        #: Bytes read from the service that do not make a whole answer yet.
+        self.pending = bytearray()
 
-def _run(work: Coroutine[Any, Any, None]) -> None:
-    """Run ``work`` to the end, in a thread of its own when this one runs an event loop
-    already (a build started from async code or a notebook)."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        asyncio.run(work)
-        return
-    failure: list[BaseException] = []
-
-    def run() -> None:
+    def __enter__(self) -> _Service:
         try:
-            asyncio.run(work)
-        except BaseException as error:
-            failure.append(error)
+            self.process = subprocess.Popen(
+                [self.binary, "--service"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+            )
+        except OSError as error:
+            raise PagefindError(f"{self.binary} could not start: {error}") from None
+        return self
 
-    thread = threading.Thread(target=run, name="modelscape-pagefind")
-    thread.start()
-    thread.join()
-    if failure:
-        raise failure[0]
+    def __exit__(self, *exception: object) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+
+    def ask(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Send one message and return the payload of its answer."""
+        return self.ask_all([payload])[0]
+
+    def ask_all(self, payloads: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Send a batch of messages, then read their answers, in order.
+
+        A batch is small enough that its answers (a few hundred bytes each) fit in the
+        pipe: the service never waits for us to read while we wait for it to read.
+        """
+        assert self.process.stdin is not None
+        assert self.process.stdout is not None
+        sent = []
+        for payload in payloads:
+            self.messages += 1
+            sent.append(self.messages)
+            message = json.dumps({"message_id": self.messages, "payload": payload})
+            try:
+                self.process.stdin.write(base64.b64encode(message.encode("utf-8")) + b",")
+            except OSError as error:
+                raise PagefindError(f"the pagefind service stopped: {error}") from None
+        try:
+            self.process.stdin.flush()
+        except OSError as error:
+            raise PagefindError(f"the pagefind service stopped: {error}") from None
+        answers: dict[int, dict[str, Any]] = {}
+        while len(answers) < len(sent):
+            answers.update(self._answers())
+        return [answers[number] for number in sent]
+
+    def _answers(self) -> list[tuple[int, dict[str, Any]]]:
+        """The answers that arrived, at least one (each a message number and its payload)."""
+        assert self.process.stdout is not None
+        while b"," not in self.pending:
+            chunk = os.read(self.process.stdout.fileno(), 65536)
+            if not chunk:
+                raise PagefindError("the pagefind service stopped without answering")
+            self.pending += chunk
+        complete, _, self.pending = self.pending.rpartition(b",")
+        self.pending = bytearray(self.pending)
+        found = []
+        for part in complete.split(b","):
+            try:
+                data = json.loads(base64.b64decode(bytes(part)))
+                number, payload = data["message_id"], data["payload"]
+            except (ValueError, KeyError, TypeError) as error:
+                raise PagefindError(f"an answer that is not Pagefind's: {error}") from None
+            if not isinstance(payload, dict) or payload.get("type") == "Error":
+                raise PagefindError(f"Pagefind refused a message: {payload}")
+            found.append((number, payload))
+        return found
 
 
 def _version() -> str:

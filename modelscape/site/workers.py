@@ -20,17 +20,30 @@ import os
 import pickle
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any, TypeVar
 
 from modelscape.site.config import SiteError
 from modelscape.site.jobs import Job
 
-__all__ = ["PARALLEL_MINIMUM", "Made", "available_workers", "make_all", "worker_count"]
+__all__ = [
+    "PARALLEL_MINIMUM",
+    "REPORT_COST",
+    "Made",
+    "available_workers",
+    "forked_map",
+    "make_all",
+    "worker_count",
+]
+
+T = TypeVar("T")
 
 #: Fewer pages to make than this are made in one process: the fork and the transfer back
 #: cost more than a second core saves (measured in ``docs/design/026-large-site.md``).
 PARALLEL_MINIMUM = 200
+#: Reading a report, or making its page, costs about as much as this many markdown pages.
+REPORT_COST = 10
 
 
 @dataclass(frozen=True)
@@ -79,20 +92,44 @@ def _make(job: Job, warnings: list[str]) -> Made:
     return Made(data, title, text, files, met)
 
 
-# What a forked worker reads: set in the parent just before the fork, inherited by the copy.
-_JOBS: Sequence[Job] = ()
-_WARNINGS: list[str] = []
+# What a forked worker runs: set in the parent just before the fork, inherited by the copy.
+_WORK: Callable[[int], Any] | None = None
 
 
-def _work(index: int) -> tuple[Made | None, BaseException | None]:
+def _work(index: int) -> tuple[Any, BaseException | None]:
+    assert _WORK is not None
     try:
-        return _make(_JOBS[index], _WARNINGS), None
+        return _WORK(index), None
     except Exception as error:  # sent back and raised by the parent, whatever it was
         try:
             pickle.loads(pickle.dumps(error))
         except Exception:  # an error that cannot travel goes back as its message
-            error = SiteError(f"{_JOBS[index].path}: {type(error).__name__}: {error}")
+            error = SiteError(f"{type(error).__name__}: {error}")
         return None, error
+
+
+def forked_map(work: Callable[[int], T], indexes: Sequence[int], *, workers: int) -> Iterator[T]:
+    """``work(i)`` for each index, in order: here, or in ``workers`` forked processes (which
+    inherit ``work`` and everything it reaches; only what it returns is sent back).
+
+    An exception raised by ``work`` is raised here, as itself when it can be pickled.
+    """
+    if workers <= 1 or len(indexes) < 2:
+        for index in indexes:
+            yield work(index)
+        return
+    global _WORK
+    _WORK = work
+    # Small chunks keep every worker busy to the end (a report page costs ten markdown pages).
+    chunk = max(1, min(32, len(indexes) // (workers * 16)))
+    try:
+        with multiprocessing.get_context("fork").Pool(workers) as pool:
+            for value, error in pool.imap(_work, indexes, chunk):
+                if error is not None:
+                    raise error
+                yield value
+    finally:
+        _WORK = None
 
 
 def make_all(
@@ -101,22 +138,6 @@ def make_all(
     """Make the jobs at the indexes ``todo``, yielding each in that order with what it made.
 
     ``warnings`` is the list the jobs report warnings to; each job's own come back with it.
-    With more than one worker the jobs are made in forked processes, a chunk at a time.
     """
-    if workers <= 1 or len(todo) < 2:
-        for index in todo:
-            yield index, _make(jobs[index], warnings)
-        return
-    global _JOBS, _WARNINGS
-    _JOBS, _WARNINGS = jobs, warnings
-    # Small chunks keep both workers busy to the end (a report page costs ten markdown pages).
-    chunk = max(1, min(32, len(todo) // (workers * 16)))
-    try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for index, (made, error) in zip(todo, pool.imap(_work, todo, chunk), strict=True):
-                if error is not None:
-                    raise error
-                assert made is not None
-                yield index, made
-    finally:
-        _JOBS, _WARNINGS = (), []
+    made = forked_map(lambda index: _make(jobs[index], warnings), todo, workers=workers)
+    yield from zip(todo, made, strict=True)

@@ -272,3 +272,22 @@ def test_the_search_extra_and_the_workflows_install_the_same_pagefind() -> None:
     assert REQUIREMENT in extras["dev"]  # the tests' install has it: CI runs these tests
     workflow = pages_workflow(install=".")
     assert f"python -m pip install . '{REQUIREMENT}'" in workflow
+
+
+@pytest.mark.parametrize(
+    ("script", "reason"),
+    [
+        ("exit 3", "stopped"),
+        ("printf 'bm90IGpzb24=,'; cat > /dev/null", "not Pagefind's"),
+    ],
+)
+def test_a_broken_pagefind_binary_is_named_not_waited_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str, reason: str
+) -> None:
+    binary = tmp_path / "pagefind"
+    binary.write_text(f"#!/bin/sh\n{script}\n", encoding="utf-8")
+    binary.chmod(0o755)
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(binary))
+    need(pagefind_installed(), "pagefind is not installed (pip install -e '.[search]')")
+    with pytest.raises(PagefindError, match=reason):
+        pagefind_files({"a.html": OutputRecord("d", title="A", text="okapi")})
