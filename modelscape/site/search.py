@@ -19,6 +19,7 @@ by the hash of their content).
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
 import subprocess
@@ -148,7 +149,9 @@ class _Service:
 
     def __exit__(self, *exception: object) -> None:
         assert self.process.stdin is not None
-        self.process.stdin.close()
+        # A service that died leaves a pipe nobody reads: there is nothing to flush to.
+        with contextlib.suppress(OSError):
+            self.process.stdin.close()
         try:
             self.process.wait(timeout=10)
         except subprocess.TimeoutExpired:
