@@ -23,14 +23,12 @@ import contextlib
 import json
 import os
 import subprocess
-import tempfile
 from collections.abc import Mapping
 from importlib import metadata
-from pathlib import Path
 from typing import Any
 
 from modelscape.site.config import SiteError
-from modelscape.site.confine import OutputFolder
+from modelscape.site.confine import OutputFolder, site_path
 from modelscape.site.jobs import BuildResult, digest_of
 from modelscape.site.manifest import OutputRecord
 
@@ -50,6 +48,8 @@ REQUIREMENT = "pagefind[bin]>=1.5,<2"
 PAGEFIND = "pagefind"
 #: Pagefind's own search interfaces, which the search page does not use, are not published.
 _UNUSED = ("pagefind-ui.", "pagefind-modular-ui.", "pagefind-component-ui.", "pagefind-highlight.")
+#: How long the service may take to end once it has been told everything (it writes then).
+_EXIT_SECONDS = 600
 #: Messages sent to Pagefind before their answers are read (their answers fit in a pipe).
 _BATCH = 64
 #: The language the records are indexed in (word stems); the site's pages are in English.
@@ -87,34 +87,40 @@ def pagefind_files(records: Mapping[str, OutputRecord]) -> dict[str, bytes]:
         for path, record in sorted(records.items())
         if record.title is not None
     ]
-    with tempfile.TemporaryDirectory(prefix="modelscape-pagefind-") as folder:
-        with _Service(binary) as service:
-            index = service.ask({"type": "NewIndex", "config": {"force_language": LANGUAGE}})
-            number = index.get("index_id")
-            # In path order (the index is then the same for the same pages), a batch at a time.
-            additions = [
-                {
-                    "type": "AddRecord",
-                    "index_id": number,
-                    "url": url,
-                    "content": text or title,
-                    "language": LANGUAGE,
-                    "meta": {"title": title},
-                    "filters": None,
-                    "sort": None,
-                }
-                for url, title, text in entries
-            ]
-            for start in range(0, len(additions), _BATCH):
-                service.ask_all(additions[start : start + _BATCH])
-            # Written by the service to a folder of ours, not sent back through the pipe.
-            service.ask({"type": "WriteFiles", "index_id": number, "output_path": folder})
-        found = {}
-        for path in sorted(Path(folder).rglob("*")):
-            name = path.relative_to(folder).as_posix()
-            if path.is_file() and not name.startswith(_UNUSED):
-                found[f"{PAGEFIND}/{name}"] = path.read_bytes()
-    if f"{PAGEFIND}/pagefind-entry.json" not in found:
+    with _Service(binary) as service:
+        index = service.ask({"type": "NewIndex", "config": {"force_language": LANGUAGE}})
+        number = index.get("index_id")
+        # In path order (the index is then the same for the same pages), a batch at a time.
+        additions = [
+            {
+                "type": "AddRecord",
+                "index_id": number,
+                "url": url,
+                "content": text or title,
+                "language": LANGUAGE,
+                "meta": {"title": title},
+                "filters": None,
+                "sort": None,
+            }
+            for url, title, text in entries
+        ]
+        for start in range(0, len(additions), _BATCH):
+            service.ask_all(additions[start : start + _BATCH])
+        # The files come back in the answer, whole: a folder the service writes to could be
+        # read before it has finished writing (an empty file was seen under load).
+        answer = service.ask({"type": "GetFiles", "index_id": number})
+    found = {}
+    try:
+        for file in answer["files"]:
+            name = str(file["path"]).lstrip("/")
+            if not name.startswith(_UNUSED):
+                found[f"{PAGEFIND}/{name}"] = base64.b64decode(file["content"])
+    except (KeyError, TypeError, ValueError) as error:
+        raise PagefindError(f"its files are not in the form expected: {error}") from None
+    if any(site_path(path) is None for path in found):
+        raise PagefindError("it named a file outside its folder")
+    found = dict(sorted(found.items()))
+    if not found.get(f"{PAGEFIND}/pagefind-entry.json"):
         raise PagefindError("it wrote no pagefind-entry.json")
     return found
 
@@ -152,13 +158,20 @@ class _Service:
         # A service that died leaves a pipe nobody reads: there is nothing to flush to.
         with contextlib.suppress(OSError):
             self.process.stdin.close()
+        # The service may still be writing the index when it answers: it is read only once
+        # the process has ended, and a service that does not end is a failure, not a result.
         try:
-            self.process.wait(timeout=10)
+            self.process.wait(timeout=_EXIT_SECONDS)
         except subprocess.TimeoutExpired:
             self.process.kill()
             self.process.wait()
-        if self.process.stdout is not None:
-            self.process.stdout.close()
+            if exception[0] is None:
+                raise PagefindError(
+                    f"the pagefind service did not end within {_EXIT_SECONDS} s"
+                ) from None
+        finally:
+            if self.process.stdout is not None:
+                self.process.stdout.close()
 
     def ask(self, payload: dict[str, Any]) -> dict[str, Any]:
         """Send one message and return the payload of its answer."""
