@@ -1,24 +1,36 @@
-"""Site build speed and page size on a synthetic site of about 1,000 pages.
+"""Site build speed, size and search cost on a synthetic site of up to 10,000 pages.
 
-The synthetic content is made from the shipped reference runs in ``content/runs``: each is
-copied ``--copies`` times under new model names (so every copy adds a report page and three
-model pages), next to ``--pages`` markdown pages of a few paragraphs each and the four shipped
-specs. The script then measures, in one run:
+The synthetic content is made from the shipped reference runs in ``content/runs``: they are
+copied round-robin until there are ``--reports`` runs, each copy under model names of one of
+``--models`` groups (so the leaderboard and the model pages grow as a real one would, and a
+scenario holds several runs of the same model), and markdown pages of a few paragraphs each fill
+the site up to ``--pages`` pages. Each reference store is copied once into the content folder
+and the runs link to it, so report pages show their outputs as real ones do.
 
-- a cold build (empty output folder), against the 10 s budget;
-- a rebuild with nothing changed, against the 1 s budget;
+It measures, in one run:
+
+- a cold build (empty output folder), against the 60 s budget;
+- a rebuild with nothing changed, against the 2 s budget;
 - a rebuild after one markdown page changed;
-- the largest page gzipped (every file but the shared plotting library), against 200 KB.
+- pages per second, the bytes of the site, the largest page gzipped;
+- the search indexes: the single-script index (the ``file://`` fallback) and, when pagefind is
+  installed, the Pagefind index; with ``--browser``, the bytes a browser fetches for one query
+  through each (the site served on 127.0.0.1, responses counted in Chromium).
 
-    python benchmarks/site_build.py [--copies 25] [--pages 741]
+CPU seconds are those of this process and of the worker processes it waited for.
+
+    python benchmarks/site_build.py [--pages 10000] [--reports 1000] [--workers N] [--browser]
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import os
 import random
+import resource
 import shutil
+import sqlite3
 import tempfile
 import time
 from pathlib import Path
@@ -28,8 +40,8 @@ from modelscape.report import Report
 from modelscape.site import build_site
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
-COLD_BUDGET = 10.0
-WARM_BUDGET = 1.0
+COLD_BUDGET = 60.0
+WARM_BUDGET = 2.0
 PAGE_BUDGET = 200_000
 # A small vocabulary of the field's words; real pages have a larger one (and a larger index).
 WORDS = [
@@ -38,43 +50,81 @@ WORDS = [
     *("invariant", "causal", "report", "store", "leaderboard", "oracle", "planted", "policy"),
     *("review", "injection", "applicant", "decision", "claim", "doubt", "professor"),
 ]
+#: The pages a site has besides reports, models, scenarios and markdown pages.
+FIXED_PAGES = 3  # index.html, search.html, 404.html
 
 
-def _paragraph(rng: random.Random) -> str:
+def _paragraph(rng: random.Random, number: int) -> str:
     sentences = []
     for _ in range(rng.randint(3, 6)):
         words = rng.choices(WORDS, k=rng.randint(8, 16))
         sentences.append(" ".join(words).capitalize() + ".")
-    return " ".join(sentences)
+    # One word of its own per page, so a query can find exactly one page.
+    return " ".join(sentences) + f" Marker{number:05d}."
 
 
-def make_content(folder: Path, copies: int, pages: int) -> None:
-    """The synthetic content folder: copied runs under new model names, and markdown pages."""
+def make_content(folder: Path, *, pages: int, reports: int, models: int) -> int:
+    """The synthetic content folder; returns the number of markdown pages it holds."""
     shutil.copyfile(CONTENT / "site.yaml", folder / "site.yaml")
     shutil.copytree(CONTENT / "specs", folder / "specs")
-    rng = random.Random(7)
-    for run in sorted(p for p in (CONTENT / "runs").iterdir() if p.name.endswith("-reference")):
-        report = Report.load(run / "report.json")
-        for copy in range(copies):
-            target = folder / "runs" / f"{run.name}-{copy:03d}"
-            target.mkdir(parents=True)
-            (target / "store.db").symlink_to(run / "store.db")
-            shutil.copyfile(run / "README.md", target / "README.md")
-            # Copies under new model names: the leaderboard and model pages grow as they would.
-            renamed = report.model_dump_json().replace('"oracle"', f'"oracle-{copy:03d}"')
-            renamed = renamed.replace('"random"', f'"random-{copy:03d}"')
-            for planted in ("sycophant", "biased", "late", "hijacked"):
-                renamed = renamed.replace(f'"{planted}"', f'"{planted}-{copy:03d}"')
-            (target / "report.json").write_text(renamed, encoding="utf-8")
     shutil.copytree(CONTENT / "pages", folder / "pages")
-    for number in range(pages):
-        body = "\n\n".join(_paragraph(rng) for _ in range(rng.randint(2, 6)))
-        link = f"page-{(number + 1) % pages:04d}.md"
-        (folder / "pages" / f"page-{number:04d}.md").write_text(
+    (folder / "stores").mkdir()
+    runs = sorted(p for p in (CONTENT / "runs").iterdir() if p.name.endswith("-reference"))
+    loaded = {run.name: Report.load(run / "report.json") for run in runs}
+    names: set[str] = set()
+    for number in range(reports):
+        run = runs[number % len(runs)]
+        report = loaded[run.name]
+        group = number // len(runs) % models
+        renames = {name: f"{name}-{group:03d}" for name in report.targets}
+        names.update(renames.values())
+        store = folder / "stores" / f"{run.name}-{group:03d}.db"
+        if not store.exists():
+            _renamed_store(run / "store.db", store, renames)
+        target = folder / "runs" / f"{run.name}-{number:04d}"
+        target.mkdir(parents=True)
+        # A link inside the content folder, which the build follows: one store per group.
+        (target / "store.db").symlink_to(Path("..", "..", "stores", store.name))
+        shutil.copyfile(run / "README.md", target / "README.md")
+        renamed = report.model_dump_json()
+        for name, new_name in renames.items():
+            renamed = renamed.replace(f'"{name}"', f'"{new_name}"')
+            # A reference target's kind (oracle, random) is not its name: it stays.
+            renamed = renamed.replace(f'"kind":"{new_name}"', f'"kind":"{name}"')
+        (target / "report.json").write_text(renamed, encoding="utf-8")
+    shipped = sum(1 for _ in (folder / "pages").rglob("*.md"))
+    scenarios = len(
+        {r.scenario for r in loaded.values()} | {p.stem for p in (CONTENT / "specs").iterdir()}
+    )
+    markdown = max(pages - reports - len(names) - scenarios - FIXED_PAGES - shipped, 0)
+    rng = random.Random(7)
+    for number in range(markdown):
+        body = "\n\n".join(_paragraph(rng, number) for _ in range(rng.randint(2, 6)))
+        link = f"page-{(number + 1) % markdown:05d}.md"
+        (folder / "pages" / f"page-{number:05d}.md").write_text(
             f"# Notes {number}\n\n{body}\n\nNext: [notes]({link}); back to the "
             "[leaderboard](index.html).\n",
             encoding="utf-8",
         )
+    return markdown
+
+
+def _renamed_store(source: Path, copy: Path, renames: dict[str, str]) -> None:
+    """A copy of a reference store whose targets carry the names of one group of models."""
+    shutil.copyfile(source, copy)
+    with sqlite3.connect(copy) as connection:
+        for table in ("experiments", "observations"):
+            for name, new_name in renames.items():
+                for field in ("target", "model"):
+                    connection.execute(
+                        f"UPDATE {table} SET record = replace(record, ?, ?)",
+                        (f'"{field}":"{name}"', f'"{field}":"{new_name}"'),
+                    )
+                connection.execute(
+                    f"UPDATE {table} SET record = replace(record, ?, ?)",
+                    (f'"name":"{name}"', f'"name":"{new_name}"'),
+                )
+    connection.close()
 
 
 def _largest(site: Path, suffix: str = "") -> tuple[int, str]:
@@ -89,52 +139,116 @@ def _largest(site: Path, suffix: str = "") -> tuple[int, str]:
     return max(sizes)
 
 
+def _bytes(folder: Path) -> tuple[int, int]:
+    """The bytes and the number of the files under ``folder``."""
+    files = [p for p in folder.rglob("*") if p.is_file()]
+    return sum(p.stat().st_size for p in files), len(files)
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and of the children it has waited for."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _timed(content: Path, site: Path, workers: int | None) -> tuple[object, float, float]:
+    wall, cpu = time.perf_counter(), _cpu()
+    result = build_site(content, site, workers=workers)
+    return result, time.perf_counter() - wall, _cpu() - cpu
+
+
 def main() -> None:
     """Build the synthetic site cold, then again, and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--copies", type=int, default=25, help="copies of each reference run")
-    parser.add_argument("--pages", type=int, default=741, help="markdown pages")
+    parser.add_argument("--pages", type=int, default=10_000, help="pages of the site")
+    parser.add_argument("--reports", type=int, default=1_000, help="report pages among them")
+    parser.add_argument("--models", type=int, default=20, help="groups of model names")
+    parser.add_argument("--workers", type=int, default=None, help="render processes")
+    parser.add_argument("--browser", action="store_true", help="bytes fetched per query")
+    parser.add_argument("--keep", type=Path, default=None, help="keep the site in this folder")
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
-        content, site = Path(temporary) / "content", Path(temporary) / "site"
+        content = Path(temporary) / "content"
+        site = arguments.keep or Path(temporary) / "site"
+        if site.exists():
+            shutil.rmtree(site)
         content.mkdir()
-        make_content(content, arguments.copies, arguments.pages)
-        started = time.perf_counter()
-        cold = build_site(content, site)
-        cold_seconds = time.perf_counter() - started
-        started = time.perf_counter()
-        warm = build_site(content, site)
-        warm_seconds = time.perf_counter() - started
-        page = content / "pages" / "page-0000.md"
-        page.write_text(page.read_text(encoding="utf-8") + "\nOne more line.\n", "utf-8")
-        started = time.perf_counter()
-        one = build_site(content, site)
-        one_seconds = time.perf_counter() - started
-        size, name = _largest(site)
-        page_size, page_name = _largest(site, ".html")
-        kinds: dict[str, int] = {}
-        for path in cold.rendered:
-            if path.endswith(".html"):
-                kind = path.split("/")[0] if "/" in path else "top-level"
-                kinds[kind] = kinds.get(kind, 0) + 1
-        index = gzip.compress((site / "assets" / "search-index.js").read_bytes(), 6)
-        print(f"pages            {cold.pages} ({', '.join(f'{k} {v}' for k, v in kinds.items())})")
-        print(
-            f"cold build       {cold_seconds:6.2f} s   budget {COLD_BUDGET:.0f} s "
-            f"({cold_seconds / COLD_BUDGET:.0%})   warnings {len(cold.warnings)}"
+        made = time.perf_counter()
+        markdown = make_content(
+            content, pages=arguments.pages, reports=arguments.reports, models=arguments.models
         )
-        print(
-            f"no-change build  {warm_seconds:6.2f} s   budget {WARM_BUDGET:.0f} s "
-            f"({warm_seconds / WARM_BUDGET:.0%})   rendered {len(warm.rendered)}"
+        made = time.perf_counter() - made
+        workers = arguments.workers
+        cold, cold_seconds, cold_cpu = _timed(content, site, workers)
+        warm, warm_seconds, warm_cpu = _timed(content, site, workers)
+        page = content / "pages" / "page-00000.md"
+        if markdown:
+            page.write_text(page.read_text(encoding="utf-8") + "\nOne more line.\n", "utf-8")
+        one, one_seconds, one_cpu = _timed(content, site, workers)
+        _report(
+            arguments,
+            site,
+            markdown,
+            made,
+            (cold, cold_seconds, cold_cpu),
+            (warm, warm_seconds, warm_cpu),
+            (one, one_seconds, one_cpu),
         )
-        print(f"one page changed {one_seconds:6.2f} s   rendered {sorted(one.rendered)}")
-        print(
-            f"largest file     {size / 1000:6.1f} kB gzipped ({name})   budget "
-            f"{PAGE_BUDGET / 1000:.0f} kB ({size / PAGE_BUDGET:.0%}); search index "
-            f"{index.__len__() / 1000:.1f} kB gzipped"
-        )
-        print(f"largest page     {page_size / 1000:6.1f} kB gzipped ({page_name})")
-        print(f"cold / no-change {cold_seconds / warm_seconds:.0f}x")
+        if arguments.browser:
+            from search_bytes import measure  # needs Playwright and Chromium
+
+            for line in measure(site, "marker00042 accuracy"):
+                print(line)
+
+
+def _report(arguments, site, markdown, made, cold, warm, one) -> None:  # type: ignore[no-untyped-def]
+    (cold, cold_seconds, cold_cpu), (warm, warm_seconds, warm_cpu) = cold, warm
+    one, one_seconds, one_cpu = one
+    kinds: dict[str, int] = {}
+    for path in cold.rendered:
+        if path.endswith(".html") and not path.startswith("pagefind/"):
+            kind = path.split("/")[0] if "/" in path else "top-level"
+            kinds[kind] = kinds.get(kind, 0) + 1
+    total, files = _bytes(site)
+    size, name = _largest(site, ".html")
+    index = (site / "assets" / "search-index.js").read_bytes()
+    print(f"content made     {made:6.2f} s   ({markdown} markdown pages generated)")
+    print(f"pages            {cold.pages} ({', '.join(f'{k} {v}' for k, v in kinds.items())})")
+    print(f"workers          {cold.workers} (of {os.cpu_count()} cores)")
+    print(
+        f"cold build       {cold_seconds:6.2f} s   {cold_cpu:6.2f} CPU s   budget "
+        f"{COLD_BUDGET:.0f} s ({cold_seconds / COLD_BUDGET:.0%})   warnings {len(cold.warnings)}"
+    )
+    print(f"pages per second {cold.pages / cold_seconds:6.0f} (cold, wall)")
+    print(
+        f"no-change build  {warm_seconds:6.2f} s   {warm_cpu:6.2f} CPU s   budget "
+        f"{WARM_BUDGET:.0f} s ({warm_seconds / WARM_BUDGET:.0%})   rendered {len(warm.rendered)}"
+    )
+    written = sorted(p for p in one.rendered if not p.startswith("pagefind/"))
+    pagefind_written = len(one.rendered) - len(written)
+    print(
+        f"one page changed {one_seconds:6.2f} s   {one_cpu:6.2f} CPU s   rendered {written}"
+        f" and {pagefind_written} Pagefind files"
+    )
+    print(f"site             {total / 1e6:6.1f} MB in {files} files")
+    print(
+        f"largest page     {size / 1000:6.1f} kB gzipped ({name})   "
+        f"budget {PAGE_BUDGET / 1000:.0f} kB"
+    )
+    zipped = len(gzip.compress(index, 6))
+    print(
+        f"search (script)  {len(index) / 1000:6.1f} kB, {zipped / 1000:.1f} kB gzipped: "
+        "every query loads all of it"
+    )
+    pagefind = site / "pagefind"
+    if pagefind.is_dir():
+        pf_total, pf_files = _bytes(pagefind)
+        print(f"search (Pagefind) {pf_total / 1e6:5.1f} MB in {pf_files} files on disk")
+    else:
+        print("search (Pagefind) none: pip install 'modelscape-map[search]' to make it")
+    if cold.warnings:
+        print("first warning:", cold.warnings[0][:300])
 
 
 if __name__ == "__main__":

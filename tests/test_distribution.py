@@ -18,6 +18,7 @@ import yaml
 
 from modelscape._version import DISTRIBUTION, __version__, requirement
 from modelscape.site import init_site
+from modelscape.site.search import REQUIREMENT
 from modelscape.target.registry import find_provider, provider_kinds
 
 REPO = Path(__file__).resolve().parents[1]
@@ -106,7 +107,8 @@ def test_a_new_site_installs_this_release_by_its_own_name(tmp_path: Path) -> Non
         for step in workflow["jobs"]["build"]["steps"]
         if "pip install" in str(step.get("run", ""))
     ]
-    assert installs == [f"python -m pip install modelscape-map=={__version__}"]
+    # with Pagefind, so the published site has its search index
+    assert installs == [f"python -m pip install modelscape-map=={__version__} '{REQUIREMENT}'"]
 
 
 def test_every_kind_names_its_extra_by_the_distribution() -> None:

@@ -37,6 +37,12 @@ _OUTPUT = click.option(
     help="Warn about any file of the site larger than this (default: max_file_mb in "
     "site.yaml, else 50; GitHub Pages refuses files over 100 MB).",
 )
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help="Processes that render pages (default: one per core when many pages change, else 1); "
+    "the site is the same whatever the number.",
+)
 def build(
     content: Path,
     output: Path,
@@ -44,6 +50,7 @@ def build(
     strict: bool,
     force: bool,
     max_file_mb: float | None,
+    workers: int | None,
 ) -> None:
     """Build the static site of CONTENT (default: ./content) into --output.
 
@@ -55,7 +62,13 @@ def build(
     from modelscape.site import build_site
 
     result = build_site(
-        content, output, base_url=base_url, strict=strict, force=force, max_file_mb=max_file_mb
+        content,
+        output,
+        base_url=base_url,
+        strict=strict,
+        force=force,
+        max_file_mb=max_file_mb,
+        workers=workers,
     )
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)

@@ -1,7 +1,8 @@
 """Evidence: the outputs behind every number on a report page, each embedded once.
 
 Every number a page shows is registered here with the measurement ids it was computed from.
-They are traced through :meth:`Results.trace` to observations; the page embeds each of those
+They are traced to observations (as :meth:`Results.trace` would, without building a record
+for each: a report page traces tens of thousands of ids); the page embeds each of those
 observations once (with the variant it answered, also once) and every number refers to its set
 of observations by index. Observations no number uses are left out of the page.
 
@@ -15,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from modelscape._identity import AxisValue
@@ -122,13 +124,34 @@ class Evidence:
         if self.results is None:
             return Cell(text=text, label=label)
         wanted = tuple(ids)
-        observations = self.results.trace(wanted).observations if wanted else ()
-        cell = self._register(text, (o.id for o in observations), label)
+        traced = self._traced
+        if all(i in traced for i in wanted):
+            observed = [o for i in wanted for o in traced[i]]
+        else:  # an id these results do not hold: the trace raises its own error
+            observed = [o.id for o in self.results.trace(wanted).observations]
+        cell = self._register(text, observed, label)
         if step is not None and cell.evidence is not None:
             before, after = coordinate_text(step[0]), coordinate_text(step[1])
             if before != after:
                 self._steps.setdefault(cell.evidence, (before, after))
         return cell
+
+    @cached_property
+    def _traced(self) -> dict[str, tuple[str, ...]]:
+        """The observations behind each measurement id, read from the columns once."""
+        assert self.results is not None
+        points = self.results.point_measurements
+        ids = getattr(points, "ids", None)
+        owners = getattr(points, "observation_ids", None)
+        traced: dict[str, tuple[str, ...]]
+        if isinstance(ids, list) and isinstance(owners, list):  # held as columns
+            traced = {i: (o,) for i, o in zip(ids, owners, strict=True)}
+        else:
+            traced = {m.id: (m.observation_id,) for m in points}
+        # A difference measurement wins over a point one of the same id, as in the trace.
+        for pair in self.results.difference_measurements:
+            traced[pair.id] = (pair.first, pair.second)
+        return traced
 
     def outputs(self, text: str, observations: Iterable[Observation], label: str) -> Cell:
         """A number that counts observations directly, such as failed calls."""
@@ -161,7 +184,12 @@ class Evidence:
             return {"targets": [], "variants": [], "observations": [], "sets": [], "steps": []}
         results = self.results
         used = self.observation_ids
-        observations = [o for o in results.observations if o.id in used]
+        held = results.observations
+        rows = getattr(held, "rows_by_id", None)
+        if isinstance(rows, dict) and hasattr(held, "at"):  # held as columns: build only these
+            observations = list(held.at(sorted(rows[i] for i in used)))
+        else:
+            observations = [o for o in held if o.id in used]
         position = {o.id: i for i, o in enumerate(observations)}
         variant_ids = list(dict.fromkeys(o.variant_id for o in observations))
         variant_index = {v: i for i, v in enumerate(variant_ids)}

@@ -11,10 +11,10 @@ most recent report and the scenario and model pages list every one.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, TypeAlias
+from typing import Any, Literal, TypeAlias, TypeVar
 
 from pydantic import Field
 
@@ -36,6 +36,8 @@ __all__ = [
     "target_kind",
     "unique_slugs",
 ]
+
+_T = TypeVar("_T")
 
 #: The group every scorecard of a run has: all of its cases.
 ALL = "all"
@@ -209,6 +211,23 @@ class Catalog:
     scenario_pages: dict[str, str] = field(default_factory=dict)
     model_pages: dict[str, str] = field(default_factory=dict)
     run_pages: dict[str, str] = field(default_factory=dict)
+    #: What the pages ask of the catalog again and again (a model's entries, a scenario's
+    #: runs, the ranked matrix), made once: a site of a thousand runs has hundreds of model
+    #: pages, each of which would otherwise walk every run and rank every target again.
+    _memo: dict[tuple[str, ...], Any] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def memo(self, key: tuple[str, ...], make: Callable[[], _T]) -> _T:
+        """The value of ``make()``, made on the first call with ``key`` and kept.
+
+        The runs do not change once the catalog is made, so neither does anything made
+        from them; a caller keeps what it is given as it is (it is shared).
+        """
+        if key not in self._memo:
+            self._memo[key] = make()
+        value: _T = self._memo[key]
+        return value
 
     def __post_init__(self) -> None:
         scenarios = sorted({*self.specs, *(r.scenario for r in self.runs.values())})
@@ -234,18 +253,30 @@ class Catalog:
 
     def by_scenario(self, scenario: str) -> list[RunSummary]:
         """The runs of one scenario, most recent first."""
-        runs = [r for r in self.runs.values() if r.scenario == scenario]
-        return sorted(runs, key=lambda r: (r.created, r.run), reverse=True)
+        return list(self.memo(("scenario",), self._by_scenario).get(scenario, ()))
+
+    def _by_scenario(self) -> dict[str, tuple[RunSummary, ...]]:
+        found: dict[str, list[RunSummary]] = {}
+        for run in self.runs.values():
+            found.setdefault(run.scenario, []).append(run)
+        return {
+            name: tuple(sorted(runs, key=lambda r: (r.created, r.run), reverse=True))
+            for name, runs in found.items()
+        }
 
     def by_model(self, model: str) -> list[Entry]:
         """Every scorecard of one model, by scenario and then most recent first."""
-        entries = [
-            Entry(run, headline)
-            for run in self.runs.values()
-            for headline in run.targets
-            if headline.target == model
-        ]
-        return sorted(entries, key=lambda e: (e.run.scenario, _newest(e.run), e.run.run))
+        return list(self.memo(("model",), self._by_model).get(model, ()))
+
+    def _by_model(self) -> dict[str, tuple[Entry, ...]]:
+        found: dict[str, list[Entry]] = {}
+        for run in self.runs.values():
+            for headline in run.targets:
+                found.setdefault(headline.target, []).append(Entry(run, headline))
+        return {
+            model: tuple(sorted(entries, key=lambda e: (e.run.scenario, _newest(e.run), e.run.run)))
+            for model, entries in found.items()
+        }
 
     def compared_runs(self, model: str) -> set[str]:
         """Every run of every scenario the model ran: what its page compares it with, so its
@@ -256,11 +287,14 @@ class Catalog:
     def leaderboard(self, group: str = ALL) -> list[Entry]:
         """One entry per scenario and model, on one group of cases: the most recent run of
         that pair that has the group."""
+        return list(self.memo(("leaderboard", group), lambda: self._leaderboard(group)))
+
+    def _leaderboard(self, group: str) -> tuple[Entry, ...]:
         latest: dict[tuple[str, str], Entry] = {}
         for run in sorted(self.runs.values(), key=lambda r: (r.created, r.run)):
             for headline in run.headlines(group):
                 latest[(run.scenario, headline.target)] = Entry(run, headline)
-        return [latest[key] for key in sorted(latest)]
+        return tuple(latest[key] for key in sorted(latest))
 
     def groups(self) -> list[str]:
         """``all``, then every group of cases a run's scenario names, sorted."""

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from modelscape.site.catalog import ALL, Catalog, Entry, Kind
 
@@ -188,10 +188,19 @@ class Matrix:
     group: str
     scenarios: tuple[str, ...]
     rows: tuple[Ranked, ...]
+    #: Each scenario's win rates, made when first asked for (a model page asks for each).
+    _win_rates: dict[str, dict[str, float]] = field(
+        default_factory=dict, init=False, repr=False, compare=False, hash=False
+    )
 
     @classmethod
     def of(cls, catalog: Catalog, group: str = ALL) -> Matrix:
-        """The matrix of one group of cases, from the catalog's most recent runs."""
+        """The matrix of one group of cases, from the catalog's most recent runs (ranked once
+        per catalog: every model page shows it)."""
+        return catalog.memo(("matrix", group), lambda: cls._ranked(catalog, group))
+
+    @classmethod
+    def _ranked(cls, catalog: Catalog, group: str) -> Matrix:
         entries = catalog.leaderboard(group)
         scenarios = tuple(sorted({e.run.scenario for e in entries}))
         by_model: dict[str, dict[str, Entry]] = {}
@@ -223,6 +232,12 @@ class Matrix:
 
     def win_rate_on(self, scenario: str) -> dict[str, float]:
         """Every target's win rate on one scenario (targets with defined accuracy only)."""
+        found = self._win_rates.get(scenario)
+        if found is None:
+            found = self._win_rates[scenario] = self._win_rate_on(scenario)
+        return dict(found)
+
+    def _win_rate_on(self, scenario: str) -> dict[str, float]:
         values = {
             row.model: row.entries[scenario].headline.accuracy
             for row in self.rows

@@ -85,6 +85,8 @@ class PageMaker:
         self.warnings = warnings
         #: Files made with a page, by the page's site path: {site path: text}.
         self.attachments: dict[str, dict[str, str]] = {}
+        #: Whether the build makes a Pagefind index for the search page to use.
+        self.pagefind = False
         #: Each run's outputs, read once for all the pages that embed its results.
         self._results: dict[str, Results | None] = {}
         for run in catalog.runs.values():
@@ -238,7 +240,7 @@ class PageMaker:
 
     def search(self) -> Made:
         """The search page (not itself in the index)."""
-        return self._page(SearchPage(), "search.html"), None, ""
+        return self._page(SearchPage(pagefind=self.pagefind), "search.html"), None, ""
 
     def not_found(self) -> Made:
         """The 404 page: served at any depth, so it links from the site's root path; without

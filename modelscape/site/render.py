@@ -53,6 +53,8 @@ def policy(
     charts: bool,
     serve: bool = False,
     inline_styles: Sequence[str] = (),
+    script_sources: Sequence[str] = (),
+    connect: Sequence[str] = (),
 ) -> str:
     """The policy of a site page: its inline scripts and styles by hash, its site files by
     origin.
@@ -61,12 +63,15 @@ def policy(
     the hash of the empty text allows. ``serve``: the reload script of ``modelscape serve``
     polls the server, which needs ``connect-src``. ``inline_styles``: a page that cannot know
     where the site's stylesheet is (the 404 page without a base URL) carries it inline.
+    ``script_sources`` and ``connect``: what one page alone needs besides (the search page's
+    Pagefind compiles WebAssembly and fetches its index).
     """
-    scripts = ["'self'", "file:", *(source_hash(s) for s in inline_scripts)]
+    scripts = ["'self'", "file:", *script_sources, *(source_hash(s) for s in inline_scripts)]
     hashed = [*([""] if charts else []), *inline_styles]
     styles = ["'self'", "file:", *(source_hash(s) for s in hashed)]
     images = ["'self'", "file:", "data:"]
-    return content_policy(scripts, styles, images, connect=["'self'"] if serve else [])
+    sources = list(dict.fromkeys([*(["'self'"] if serve else []), *connect]))
+    return content_policy(scripts, styles, images, connect=sources)
 
 
 @dataclass(frozen=True)
@@ -131,6 +136,8 @@ def render(page: Page, env: jinja2.Environment, frame: Frame) -> str:
             [str(s) for s in scripts],
             charts=page.charts,
             inline_styles=[inline_style] if inline_style is not None else [],
+            script_sources=getattr(page, "script_sources", ()),
+            connect=getattr(page, "connect_sources", ()),
         ),
         "inline_style": None if inline_style is None else Markup(inline_style),
         "style": None,

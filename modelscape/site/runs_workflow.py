@@ -21,6 +21,7 @@ import shlex
 from collections.abc import Sequence
 
 from modelscape.site.config import SiteError
+from modelscape.site.search import REQUIREMENT
 
 __all__ = ["runs_workflow"]
 
@@ -146,7 +147,7 @@ jobs:
         with:
           python-version: "3.11"
       - name: install
-        run: python -m pip install {install}
+        run: python -m pip install {install} '{REQUIREMENT}'
       - uses: actions/download-artifact@v4
         with:
           pattern: store-*

@@ -16,6 +16,7 @@ from pathlib import Path
 from modelscape._version import DISTRIBUTION, __version__
 from modelscape.site.config import SiteError
 from modelscape.site.runs_workflow import runs_workflow
+from modelscape.site.search import REQUIREMENT
 from modelscape.specs import shipped_path
 
 __all__ = ["init_site", "pages_workflow"]
@@ -28,7 +29,8 @@ def pages_workflow(*, install: str, content: str = ".", working_directory: str =
     holds the source; elsewhere a pinned release of the distribution (``modelscape-map==X``),
     never the bare name ``modelscape``, which belongs to another project on the index. The
     site is built with ``--strict`` and with the address Pages gives it, so the sitemap and
-    404 page carry absolute links.
+    404 page carry absolute links. Pagefind is installed with it, so the published site
+    has the search index that loads per query.
     """
     return f"""# Build the modelscape site and publish it on GitHub Pages.
 # In the repository settings, under Pages, set "Source" to "GitHub Actions".
@@ -61,7 +63,7 @@ jobs:
           python-version: "3.11"
       - id: pages
         uses: actions/configure-pages@v5
-      - run: python -m pip install {install}
+      - run: python -m pip install {install} '{REQUIREMENT}'
       - run: >-
           modelscape build {content} -o site --strict
           --base-url "${{{{ steps.pages.outputs.base_url }}}}/"

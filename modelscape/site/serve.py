@@ -33,6 +33,7 @@ _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 # is open) must not trigger another build.
 _IGNORED = re.compile(r"(-wal|-shm|-journal|~|\.swp|\.tmp)$")
 _POLICY = re.compile(r'(<meta http-equiv="Content-Security-Policy" content=")')
+_CONNECTS = re.compile(r'<meta http-equiv="Content-Security-Policy" content="[^"]*connect-src')
 _RELOAD = """// modelscape serve: reload the page when the site is rebuilt.
 "use strict";
 (function () {
@@ -98,7 +99,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     def _page(self, path: Path, status: int) -> None:
         text = path.read_text(encoding="utf-8")
-        text = _POLICY.sub(r"\1connect-src 'self'; ", text, count=1)
+        if not _CONNECTS.search(text):  # the search page's policy allows it already
+            text = _POLICY.sub(r"\1connect-src 'self'; ", text, count=1)
         text = text.replace("</body>", f'<script src="{_PREFIX}reload.js"></script>\n</body>', 1)
         self._send(status, text.encode("utf-8"), "text/html; charset=utf-8")
 

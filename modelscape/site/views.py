@@ -295,11 +295,25 @@ class ChartsPage(ResultsPage):
 
 
 class SearchPage(Page):
-    """The search page: a box over an index of every page's title and text, searched offline."""
+    """The search page: a box over the site's search index.
+
+    With ``pagefind`` (the build made a Pagefind index), the page searches that index when it
+    is served over HTTP(S), and only its policy allows what Pagefind needs: compiling its
+    WebAssembly (``'wasm-unsafe-eval'``) and fetching the index's chunks (``connect-src
+    'self'``). Opened from ``file://``, or when the Pagefind files are missing, it loads the
+    single-script index instead (see :mod:`modelscape.site.search`).
+    """
 
     template = "search.html.j2"
     scripts: ClassVar[tuple[str, ...]] = ()
-    site_scripts: ClassVar[tuple[str, ...]] = ("search-index.js", "search.js")
+    site_scripts: ClassVar[tuple[str, ...]] = ("search.js",)
+
+    def __init__(self, *, pagefind: bool = False) -> None:
+        self.pagefind = pagefind
+        #: Script sources the policy adds for this page alone.
+        self.script_sources: tuple[str, ...] = ("'wasm-unsafe-eval'",) if pagefind else ()
+        #: Connection sources the policy allows for this page alone.
+        self.connect_sources: tuple[str, ...] = ("'self'",) if pagefind else ()
 
     @property
     def title(self) -> str:
@@ -307,8 +321,11 @@ class SearchPage(Page):
         return "Search"
 
     def context(self) -> dict[str, Any]:
-        """Nothing: the index arrives as a script file."""
-        return {}
+        """Where the two indexes are, from the site's root (the script loads one of them)."""
+        return {
+            "search_script": "assets/search-index.js",
+            "pagefind_module": "pagefind/pagefind.js" if self.pagefind else None,
+        }
 
 
 class NotFoundPage(Page):

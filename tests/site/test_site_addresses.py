@@ -110,7 +110,7 @@ def test_without_a_base_url_the_404_page_has_no_absolute_or_asset_links(built: P
 def test_the_sitemap_is_left_out_without_a_base_url(content: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     with_base = build_site(content, site, base_url="https://example.org/project/")
-    assert with_base.notes == []
+    assert [n for n in with_base.notes if n.startswith("sitemap")] == []
     locations = (site / "sitemap.xml").read_text(encoding="utf-8")
     assert "<loc>https://example.org/project/about.html</loc>" in locations
     assert "<loc>about.html</loc>" not in locations

@@ -1,0 +1,73 @@
+"""What a build plans and what it reports: one :class:`Job` per output file, and the
+:class:`BuildResult`.
+
+A job carries the hash of everything its output is made from, so a rebuild compares hashes and
+makes only the outputs whose inputs changed; ``make`` is called only then.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["BuildResult", "Job", "digest_of"]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One output to make: its site path, the hash of its inputs, and how to make it.
+
+    ``make`` returns the file's content and, for pages, their search entry (title and text);
+    ``files``, called after ``make``, returns the files made with it by site path (the full
+    text of long outputs beside a report page).
+    """
+
+    path: str
+    digest: str
+    make: Callable[[], tuple[str | bytes, str | None, str]]
+    files: Callable[[], dict[str, str]] | None = None
+
+
+@dataclass
+class BuildResult:
+    """What a build did: the pages rendered and reused, the files removed, and the warnings."""
+
+    output: Path
+    rendered: list[str] = field(default_factory=list)
+    reused: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    #: What the user should know that ``--strict`` does not fail on (no sitemap without a
+    #: base URL: a matter of how the build was called, not of the content).
+    notes: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+    #: The processes that rendered the pages (1: this one alone).
+    workers: int = 1
+
+    @property
+    def pages(self) -> int:
+        """The number of HTML pages the site holds (the search bundle's files are not pages)."""
+        return sum(
+            1
+            for p in (*self.rendered, *self.reused)
+            if p.endswith(".html") and not p.startswith("pagefind/")
+        )
+
+    def summary(self) -> str:
+        """One line for the command line."""
+        return (
+            f"built {self.output}: {self.pages} pages, {len(self.rendered)} files written, "
+            f"{len(self.reused)} unchanged, {len(self.removed)} removed, "
+            f"{len(self.warnings)} warning{'s' if len(self.warnings) != 1 else ''} "
+            f"in {self.seconds:.2f} s"
+        )
+
+
+def digest_of(*parts: Any) -> str:
+    """A short hash of JSON-able parts."""
+    text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]

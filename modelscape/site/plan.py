@@ -1,0 +1,197 @@
+"""The build's plan: every output file of the site, with the hash of what it is made from.
+
+Planning reads only what the hashes need: each run's summary comes from the manifest while its
+report and store are unchanged, so a rebuild with nothing changed opens no report and no store.
+A page is made only later, and only if its hash changed (see :mod:`modelscape.site.build`).
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from modelscape import __version__
+from modelscape.errors import ModelscapeError
+from modelscape.pages.page import PLOTLY_FILE, PLOTLY_LICENSE, STYLESHEET
+from modelscape.pages.report import disagreement
+from modelscape.report.report import Report
+from modelscape.site.catalog import Catalog, RunSummary
+from modelscape.site.content import Content, FileHashes, RunFolder
+from modelscape.site.embeds import mentions
+from modelscape.site.exports import leaderboard_files
+from modelscape.site.jobs import Job, digest_of
+from modelscape.site.manifest import Manifest
+from modelscape.site.pagesource import PageMaker
+from modelscape.site.render import ASSETS
+from modelscape.site.theme import Theme
+from modelscape.site.workers import REPORT_COST, forked_map, worker_count
+from modelscape.specs.registry import registered_scenario
+
+__all__ = ["plan"]
+
+
+def _cached_summary(cached: object) -> RunSummary | None:
+    """A summary kept by the last build, or None if the manifest's copy is not one."""
+    try:
+        return None if cached is None else RunSummary.model_validate(cached)
+    except ValidationError:
+        return None
+
+
+def _summary(content: Content, run: RunFolder) -> RunSummary | str:
+    """A run's summary from its report, or the warning that says why the run is skipped."""
+    try:
+        report = Report.load(run.report)
+        reason = None if run.store is None else disagreement(report, run.store)
+    except ModelscapeError as error:
+        return f"{run.report}: skipped: {error}"
+    if reason is not None:
+        return (
+            f"{content.root / 'runs' / run.name}: run {run.name!r} skipped: its report "
+            f"and store disagree: {reason}"
+        )
+    return RunSummary.of(report, run.name)
+
+
+def _summaries(
+    content: Content,
+    hashes: FileHashes,
+    manifest: Manifest,
+    warnings: list[str],
+    workers: int | None,
+) -> tuple[dict[str, RunSummary], dict[str, str], dict[str, dict[str, Any]]]:
+    """Every run's summary (from the manifest when its report and store are unchanged), its
+    key, and the summaries to keep for the next build.
+
+    Reading a report is the slow part of a plan (a large one takes tens of milliseconds), so
+    the runs not in the manifest are read in worker processes when there are many.
+    """
+    keys: dict[str, str] = {}
+    cached: dict[str, RunSummary] = {}
+    for run in content.runs:
+        # The store is part of the key: a run is checked again whenever either file changes.
+        store = hashes(run.store) if run.store is not None else "-"
+        keys[run.name] = key = f"{run.name}:{hashes(run.report)}:{store}"
+        summary = _cached_summary(manifest.summaries.get(key))
+        if summary is not None:
+            cached[run.name] = summary
+    unread = [n for n, run in enumerate(content.runs) if run.name not in cached]
+    count = worker_count(workers, len(unread) * REPORT_COST)
+    read = dict(
+        zip(
+            unread,
+            forked_map(lambda n: _summary(content, content.runs[n]), unread, workers=count),
+            strict=True,
+        )
+    )
+    runs: dict[str, RunSummary] = {}
+    kept: dict[str, dict[str, Any]] = {}
+    for number, run in enumerate(content.runs):
+        found = cached.get(run.name) or read[number]
+        if isinstance(found, str):
+            warnings.append(found)
+            del keys[run.name]
+            continue
+        runs[run.name] = found
+        key = keys[run.name]
+        kept[key] = manifest.summaries[key] if run.name in cached else found.model_dump(mode="json")
+    return runs, keys, kept
+
+
+def plan(
+    content: Content,
+    theme: Theme,
+    hashes: FileHashes,
+    manifest: Manifest,
+    warnings: list[str],
+    *,
+    pagefind: bool = False,
+    workers: int | None = None,
+) -> tuple[list[Job], dict[str, dict[str, Any]]]:
+    """Every output of the site as a job, and the run summaries to keep for the next build.
+
+    Warnings met while planning (a run skipped, a spec missing) go to ``warnings``.
+    ``pagefind``: the build makes a Pagefind index, which the search page then uses.
+    ``workers``: the processes that may read reports (see :mod:`modelscape.site.workers`).
+    """
+    runs, keys, kept = _summaries(content, hashes, manifest, warnings, workers)
+    catalog = Catalog(runs, content.specs)
+    maker = PageMaker(content, theme, catalog, {}, warnings)
+    maker.pagefind = pagefind
+    base = (__version__, theme.digest, content.config.model_dump(mode="json"))
+    jobs: list[Job] = []
+
+    def copy(path: str, source: Path) -> None:
+        jobs.append(Job(path, hashes(source), lambda: (source.read_bytes(), None, "")))
+
+    for name, source in theme.static.items():
+        copy(f"{ASSETS}/{name}", source)
+    for name in (STYLESHEET, PLOTLY_FILE, PLOTLY_LICENSE):
+        copy(f"{ASSETS}/{name}", maker.shared_asset(name))
+    for path, source in content.files.items():
+        copy(path, source)
+
+    slugs = (catalog.scenario_pages, catalog.model_pages, catalog.run_pages)
+    index = digest_of(base, "index", sorted(keys.values()), slugs, maker.method_page())
+    jobs.append(Job("index.html", index, maker.index))
+    # The leaderboard's data, made from what the index is made from.
+    for path, make in leaderboard_files(catalog, title=content.config.title).items():
+        jobs.append(Job(path, digest_of(base, path, sorted(keys.values()), slugs), make))
+    for name in catalog.scenario_pages:
+        spec = maker.spec_of(name)
+        python = registered_scenario(name) if spec is None else None
+        spec_inputs = (
+            (spec.name, hashes(spec)) if spec is not None else python and python.identity.id
+        )
+        scenario_runs = sorted(keys[r.run] for r in catalog.by_scenario(name))
+        jobs.append(
+            Job(
+                catalog.scenario_path(name),
+                digest_of(base, "scenario", name, spec_inputs, scenario_runs, slugs[1:]),
+                maker.scenario(name, spec),
+            )
+        )
+    for run in content.runs:
+        if run.name not in runs:
+            continue
+        run_inputs = [hashes(f) if f is not None else None for f in (run.store, run.notes)]
+        summary = runs[run.name]
+        neighbours = (
+            catalog.scenario_pages[summary.scenario],
+            [catalog.model_pages[h.target] for h in summary.targets],
+        )
+        path = catalog.report_path(run.name)
+        jobs.append(
+            Job(
+                path,
+                digest_of(base, "report", keys[run.name], run_inputs, neighbours),
+                maker.report(run),
+                partial(maker.attachments.pop, path, {}),
+            )
+        )
+    for name in catalog.model_pages:
+        model_runs = sorted(keys[run] for run in catalog.compared_runs(name))
+        jobs.append(
+            Job(
+                catalog.model_path(name),
+                digest_of(base, "model", name, model_runs, slugs),
+                maker.model(name),
+            )
+        )
+    for markdown in content.pages:
+        # A page that embeds results shows the runs' numbers and links their report pages.
+        uses = mentions(markdown.source.read_bytes().decode("utf-8", "replace"))
+        runs_used = (sorted(keys.values()), slugs[2]) if uses else None
+        jobs.append(
+            Job(
+                markdown.output,
+                digest_of(base, "page", hashes(markdown.source), runs_used),
+                maker.markdown(markdown),
+            )
+        )
+    jobs.append(Job("search.html", digest_of(base, "search", pagefind), maker.search))
+    jobs.append(Job("404.html", digest_of(base, "404"), maker.not_found))
+    return jobs, kept

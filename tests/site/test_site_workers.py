@@ -1,0 +1,136 @@
+"""Pages made in worker processes: the same site, byte for byte, the same warnings in the same
+order, strict builds and template errors as in one process; and when workers are used."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from modelscape.cli import main
+from modelscape.site import SiteError, build_site
+from modelscape.site.workers import PARALLEL_MINIMUM, worker_count
+from tests.site.sitetools import RUN, make_content
+
+needs_fork = pytest.mark.skipif(
+    not sys.platform.startswith("linux"), reason="workers are forked on Linux only"
+)
+
+
+def _tree(folder: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(folder).as_posix(): p.read_bytes()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+    }
+
+
+@pytest.fixture(scope="module")
+def rich(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Two runs, many pages, and pages that warn (a broken link, an embed of a missing run,
+    each with its page and line), so that every kind of output and warning is made."""
+    folder = tmp_path_factory.mktemp("rich")
+    content = make_content(folder / "content", runs=(RUN, "pressure-reference"))
+    pages = content / "pages"
+    for number in range(40):
+        (pages / f"note-{number:02d}.md").write_text(
+            f"# Note {number}\n\nA page about accuracy, number {number}.\n\n"
+            f"[next](note-{(number + 1) % 40:02d}.md)\n",
+            encoding="utf-8",
+        )
+    (pages / "broken.md").write_text(
+        "# Broken\n\nA [link](nowhere.md) to no page.\n\nAnd `ms:accuracy no-such-run oracle`.\n",
+        encoding="utf-8",
+    )
+    return content
+
+
+@needs_fork
+def test_two_workers_make_the_same_site_and_warnings_as_one(rich: Path, tmp_path: Path) -> None:
+    one = build_site(rich, tmp_path / "one", workers=1)
+    two = build_site(rich, tmp_path / "two", workers=2)
+    assert (one.workers, two.workers) == (1, 2)
+    assert _tree(tmp_path / "one") == _tree(tmp_path / "two")
+    assert one.warnings == two.warnings
+    assert [w for w in two.warnings if "broken.md: line 5" in w]  # page and line
+    assert [w for w in two.warnings if "broken link 'nowhere.html'" in w]
+    assert sorted(one.rendered) == sorted(two.rendered)
+    # A rebuild reuses what workers made, and repeats the warnings they met.
+    again = build_site(rich, tmp_path / "two", workers=2)
+    assert [p for p in again.rendered if p.endswith(".html")] == []
+    assert again.warnings == one.warnings
+
+
+@needs_fork
+def test_a_rebuild_in_workers_after_one_change_matches_one_process(
+    rich: Path, tmp_path: Path
+) -> None:
+    content = tmp_path / "content"
+    shutil.copytree(rich, content, symlinks=True)
+    build_site(content, tmp_path / "one", workers=1)
+    build_site(content, tmp_path / "two", workers=2)
+    note = content / "pages" / "note-07.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\nOne more line.\n", encoding="utf-8")
+    one = build_site(content, tmp_path / "one", workers=1)
+    two = build_site(content, tmp_path / "two", workers=2)
+    assert "note-07.html" in two.rendered
+    assert sorted(one.rendered) == sorted(two.rendered)
+    assert _tree(tmp_path / "one") == _tree(tmp_path / "two")
+
+
+@needs_fork
+def test_a_strict_build_in_workers_writes_nothing(rich: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    with pytest.raises(SiteError, match=r"broken\.md: line 5"):
+        build_site(rich, site, strict=True, workers=2)
+    assert not site.exists()
+
+
+@needs_fork
+def test_a_template_refused_in_a_worker_stops_the_build_with_its_line(tmp_path: Path) -> None:
+    content = make_content(tmp_path / "content")
+    theme = content / "theme" / "templates"
+    theme.mkdir(parents=True)
+    (theme / "base.html.j2").write_text(
+        '{% extends "default/base.html.j2" %}\n'
+        "{% block footer %}{{ cycler.__init__.__globals__.os }}{% endblock %}\n",
+        encoding="utf-8",
+    )
+    settings = content / "site.yaml"
+    settings.write_text(settings.read_text(encoding="utf-8") + "theme: theme\n", "utf-8")
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "kept.txt").write_text("as it was", encoding="utf-8")
+    with pytest.raises(SiteError, match=r"base\.html\.j2: line 2: refused by the template sandbox"):
+        build_site(content, site, workers=2)
+    assert _tree(site) == {"kept.txt": b"as it was"}
+
+
+def test_a_small_build_is_made_in_one_process() -> None:
+    assert worker_count(None, PARALLEL_MINIMUM - 1) == 1
+    assert worker_count(None, 0) == 1
+
+
+@needs_fork
+def test_workers_asked_for_are_used() -> None:
+    assert worker_count(3, 5) == 3
+
+
+@pytest.mark.parametrize("workers", [0, -2])
+def test_workers_must_be_one_or_more(workers: int) -> None:
+    with pytest.raises(SiteError, match="workers must be 1 or more"):
+        worker_count(workers, 10)
+
+
+def test_the_build_command_takes_the_number_of_workers(tmp_path: Path) -> None:
+    content = make_content(tmp_path / "content")
+    site = tmp_path / "site"
+    done = CliRunner().invoke(main, ["build", str(content), "-o", str(site), "--workers", "1"])
+    assert done.exit_code == 0, done.output
+    assert "pages" in done.output
+    refused = CliRunner().invoke(main, ["build", str(content), "-o", str(site), "--workers", "0"])
+    assert refused.exit_code == 2
+    assert "--workers" in refused.output
