@@ -119,7 +119,8 @@ def test_search_works_offline_from_file(open_page: Any, built: Path) -> None:
     opened = open_page((built / "search.html").as_uri())
     page = opened.page
     page.fill("#search-box", "sycophant")
-    assert page.locator("#search-results li").count() >= 2
+    # The script index is fetched on the first query, so the results come a moment later.
+    page.wait_for_function("document.querySelectorAll('#search-results li').length >= 2")
     assert "models/sycophant.html" in [
         link.get_attribute("href") for link in page.locator("#search-results a").all()
     ]
