@@ -24,23 +24,14 @@ from typing import Literal
 from urllib.parse import quote
 
 from modelscape.errors import StoreError
-from modelscape.store.migrations import SCHEMA_VERSION
+from modelscape.store.migrations import FIRST_TABLES, SCHEMA_VERSION
 
 __all__ = ["BUSY_SECONDS", "State", "connect", "guard", "inspect", "writable"]
 
 #: Seconds a write waits for another process's write before it fails.
 BUSY_SECONDS = 60.0
 # The tables every modelscape store has had since its first schema.
-_OURS = frozenset(
-    {
-        "experiments",
-        "variants",
-        "experiment_variants",
-        "observations",
-        "experiment_observations",
-        "measurements",
-    }
-)
+_OURS = frozenset(FIRST_TABLES)
 
 #: What a file holds: nothing yet, a store of an older schema, or a current store.
 State = Literal["empty", "older", "current"]

@@ -24,10 +24,11 @@ Tables (ids are content hashes and primary keys):
 
 from __future__ import annotations
 
-__all__ = ["MIGRATIONS", "SCHEMA_VERSION"]
+__all__ = ["FIRST_TABLES", "MIGRATIONS", "SCHEMA_VERSION"]
 
-# The tables whose rows a load reads: a change to any of them makes every snapshot stale.
-_LOADED = (
+#: The tables of the first schema, which every modelscape store has. They are also the tables
+#: whose rows a load reads, so a change to any of them makes every snapshot stale.
+FIRST_TABLES = (
     "experiments",
     "variants",
     "experiment_variants",
@@ -101,7 +102,7 @@ MIGRATIONS: tuple[tuple[str, ...], ...] = (
         *(
             f"CREATE TRIGGER {table}_{event.lower()}_ends_snapshots AFTER {event} ON {table} "
             "BEGIN DELETE FROM snapshots; END"
-            for table in _LOADED
+            for table in FIRST_TABLES
             for event in ("INSERT", "UPDATE", "DELETE")
         ),
     ),
