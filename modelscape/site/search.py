@@ -22,7 +22,10 @@ import base64
 import contextlib
 import json
 import os
+import select
 import subprocess
+import threading
+import time
 from collections.abc import Mapping
 from importlib import metadata
 from typing import Any
@@ -50,6 +53,9 @@ PAGEFIND = "pagefind"
 _UNUSED = ("pagefind-ui.", "pagefind-modular-ui.", "pagefind-component-ui.", "pagefind-highlight.")
 #: How long the service may take to end once it has been told everything (it writes then).
 _EXIT_SECONDS = 600
+#: How long a batch of messages may wait for its answers: a service that hangs on some page's
+#: text is stopped and named, not waited for forever.
+_ANSWER_SECONDS = 600
 #: Messages sent to Pagefind before their answers are read (their answers fit in a pipe).
 _BATCH = 64
 #: The language the records are indexed in (word stems); the site's pages are in English.
@@ -185,6 +191,17 @@ class _Service:
         """
         assert self.process.stdin is not None
         assert self.process.stdout is not None
+        deadline = time.monotonic() + _ANSWER_SECONDS
+        # A service that stops reading would block the write below: stopping it ends the write.
+        watchdog = threading.Timer(_ANSWER_SECONDS, self.process.kill)
+        watchdog.start()
+        try:
+            return self._exchange(payloads, deadline)
+        finally:
+            watchdog.cancel()
+
+    def _exchange(self, payloads: list[dict[str, Any]], deadline: float) -> list[dict[str, Any]]:
+        assert self.process.stdin is not None
         sent = []
         for payload in payloads:
             self.messages += 1
@@ -200,14 +217,22 @@ class _Service:
             raise PagefindError(f"the pagefind service stopped: {error}") from None
         answers: dict[int, dict[str, Any]] = {}
         while len(answers) < len(sent):
-            answers.update(self._answers())
+            answers.update(self._answers(deadline))
         return [answers[number] for number in sent]
 
-    def _answers(self) -> list[tuple[int, dict[str, Any]]]:
+    def _answers(self, deadline: float) -> list[tuple[int, dict[str, Any]]]:
         """The answers that arrived, at least one (each a message number and its payload)."""
         assert self.process.stdout is not None
         while b"," not in self.pending:
-            chunk = os.read(self.process.stdout.fileno(), 65536)
+            ready, _, _ = select.select(
+                [self.process.stdout], [], [], max(0.0, deadline - time.monotonic())
+            )
+            chunk = os.read(self.process.stdout.fileno(), 65536) if ready else b""
+            if time.monotonic() >= deadline:  # the watchdog may have stopped it first
+                self.process.kill()
+                raise PagefindError(
+                    f"the pagefind service did not answer within {_ANSWER_SECONDS} s"
+                )
             if not chunk:
                 raise PagefindError("the pagefind service stopped without answering")
             self.pending += chunk

@@ -279,11 +279,13 @@ def test_the_search_extra_and_the_workflows_install_the_same_pagefind() -> None:
     [
         ("exit 3", "stopped"),
         ("printf 'bm90IGpzb24=,'; cat > /dev/null", "not Pagefind's"),
+        ("exec sleep 600", "did not answer within 2 s"),  # reads nothing, answers nothing
     ],
 )
 def test_a_broken_pagefind_binary_is_named_not_waited_for(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, script: str, reason: str
 ) -> None:
+    monkeypatch.setattr(search_module, "_ANSWER_SECONDS", 2)
     binary = tmp_path / "pagefind"
     binary.write_text(f"#!/bin/sh\n{script}\n", encoding="utf-8")
     binary.chmod(0o755)
