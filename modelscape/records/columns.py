@@ -30,7 +30,7 @@ from modelscape.records.categorical import (
     FloatArray,
     IntArray,
 )
-from modelscape.records.filing import FiledObservations, file_rows, repetitions
+from modelscape.records.filing import FiledObservations, check_filed, file_rows, repetitions
 from modelscape.records.stored import Observation, PointMeasurement
 
 __all__ = ["ObservationColumns", "PointColumns"]
@@ -176,8 +176,10 @@ class ObservationColumns(_Rows[Observation]):
         """Columns over observations already filed, in the order they are filed in.
 
         ``filed`` is kept as it is (a store may keep it to load the run again), so it must
-        not be changed afterwards.
+        not be changed afterwards. A value no stored observation can hold is a
+        :class:`~modelscape.errors.StoreError` naming its row (:func:`check_filed`).
         """
+        check_filed(filed)
         ids, columns, repetition = filed.ids, filed.top, filed.repetition
         values, outputs, latencies, rest = filed.numbers, filed.outputs, filed.latency, filed.rest
 

@@ -14,9 +14,12 @@ from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
+from pydantic import TypeAdapter, ValidationError
 
 from modelscape.errors import StoreError
 from modelscape.records.categorical import ABSENT, Categorical, Codes, IntArray, Numbers, key
+from modelscape.records.stored import Observation
+from modelscape.target.protocol import TargetOutput
 
 __all__ = [
     "KINDS",
@@ -25,6 +28,7 @@ __all__ = [
     "ROW_FIELDS",
     "TOP",
     "FiledObservations",
+    "check_filed",
     "file_rows",
     "repetitions",
 ]
@@ -169,3 +173,75 @@ def repetitions(values: list[Any], ids: list[str]) -> IntArray:
                 f"observation {observation!r} has repetition {value!r}, not a whole number"
             )
     return np.asarray(values, dtype=np.int64)
+
+
+# What each filed field may hold: the record's own field types, read in strict mode so that
+# nothing is converted (a text "3" is not a seed). ``data`` is left out: any parsed JSON is a
+# JSON value. ``experiment_id`` is set by the store itself.
+_CHECKED: dict[str, tuple[Any, bool]] = {
+    **{
+        name: (
+            Observation.model_fields[name].annotation,
+            Observation.model_fields[name].is_required(),
+        )
+        for name in (*TOP, *KINDS)
+        if name != "experiment_id"
+    },
+    **{
+        f"output.{name}": (TargetOutput.model_fields[name].annotation, False)
+        for name in (*OUTPUT, "latency")
+        if name != "data"
+    },
+}
+_ADAPTERS = {name: TypeAdapter(list[kind]) for name, (kind, _) in _CHECKED.items()}  # type: ignore[valid-type]
+
+
+def check_filed(filed: FiledObservations) -> None:
+    """Check that every filed value is one a stored observation can hold.
+
+    Records are built from the columns without validation (they are what the store wrote),
+    so a row changed by hand to hold, say, a status other than ``ok`` and ``failed`` or a case
+    that is not text would otherwise be read as if it were sound. Each distinct value is
+    checked once, so this costs little even for a million rows; the first row holding a
+    value that fails is named in a :class:`~modelscape.errors.StoreError`.
+    """
+    columns: dict[str, Any] = {
+        **filed.top,
+        **filed.numbers,
+        **{f"output.{name}": column for name, column in filed.outputs.items()},
+        "output.latency": filed.latency,
+    }
+    for name, (_, required) in _CHECKED.items():
+        column = columns[name]
+        if isinstance(column, np.ndarray):
+            continue  # packed numbers are of their kind already
+        values = column.values if isinstance(column, Categorical) else column
+        present = [v for v in values if v is not ABSENT]
+        bad: Any = ABSENT if required and len(present) < len(values) else None
+        if bad is None:
+            try:
+                _ADAPTERS[name].validate_python(present, strict=True)
+                continue
+            except ValidationError as error:
+                bad = present[int(error.errors()[0]["loc"][0])]
+        at = (
+            int(np.flatnonzero(column.codes == _code_of(column.values, bad))[0])
+            if isinstance(column, Categorical)
+            else next(i for i, v in enumerate(column) if v is bad)
+        )
+        held = "nothing" if bad is ABSENT else repr(bad)[:80]
+        # A variant's coordinate is filed once, from the first of its rows read.
+        whose = (
+            f"an observation of variant {filed.top['variant_id'][at]!r} has {held} as its "
+            "coordinate"
+            if name == "coordinate"
+            else f"observation {filed.ids[at]!r} has {held} as its "
+            + name.replace("output.", "output's ")
+        )
+        raise StoreError(
+            f"{whose}, which a stored observation cannot hold (was the store edited by hand?)"
+        )
+
+
+def _code_of(values: list[Any], value: Any) -> int:
+    return next(i for i, v in enumerate(values) if v is value)

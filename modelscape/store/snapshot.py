@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from modelscape.errors import StoreError
 from modelscape.records.categorical import ABSENT, Categorical
 from modelscape.records.columns import ObservationColumns, PointColumns
 from modelscape.records.filing import KINDS, OUTPUT, TOP, FiledObservations
@@ -193,6 +194,13 @@ class _Parts:
             raise _MismatchError(f"{name} has a code without a value")
         return Categorical(codes.astype(np.int32), values)
 
+    def names(self, name: str, length: int) -> Categorical:
+        """A categorical column whose every value is text (a measure's name or id)."""
+        column = self.categorical(name, length)
+        if not set(map(type, column.values)) <= {str}:
+            raise _MismatchError(f"{name} holds something other than text")
+        return column
+
     def numbers(self, name: str, dtype: type, length: int, *, packed: bool = False) -> Any:
         """A column of numbers: an array of ``dtype``, or (unless ``packed``) the values as
         they were stored, when some were not of their kind."""
@@ -252,8 +260,8 @@ def _decode(parts: _Parts, count: int, point_count: int) -> tuple[ObservationCol
         parts.texts("points.ids", point_count),
         # Taken in C from an array of the same str objects: no copy of any text.
         np.asarray(ids, dtype=object)[rows].tolist(),
-        parts.categorical("points.measure", point_count),
-        parts.categorical("points.measure_id", point_count),
+        parts.names("points.measure", point_count),
+        parts.names("points.measure_id", point_count),
         parts.numbers("points.values", np.float64, point_count, packed=True),
         parts.numbers("points.has_value", np.bool_, point_count, packed=True),
         parts.categorical("points.details", point_count),
@@ -318,8 +326,9 @@ def read_snapshot(
             return None
         return _decode(_Parts(connection, experiment_id, header["crc"]), count, point_count)
     # ValueError: JSON that does not parse or decode; RecursionError: JSON nested deeper
-    # than Python reads.
-    except (_MismatchError, ValueError, RecursionError):
+    # than Python reads; StoreError: a value no stored observation can hold (the rows, read
+    # instead, either hold a sound one or get the error naming theirs).
+    except (_MismatchError, ValueError, RecursionError, StoreError):
         return None
 
 

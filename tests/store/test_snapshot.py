@@ -201,6 +201,106 @@ def test_a_forged_snapshot_whose_checks_pass_is_still_checked_column_by_column(
     assert cached(path) is None
 
 
+def forge(path: Path, part: str, data: bytes) -> None:
+    """Replace one part of the snapshot and fix its CRC, as a careful forger would."""
+    with SQLiteStore(path) as store:
+        connection = store._connection
+        header = connection.execute("SELECT data FROM snapshots WHERE part = 'header'")
+        text = header.fetchone()[0].decode()
+        found = json.loads(text[1:])
+        found["crc"][part] = zlib.crc32(data)
+        connection.execute("UPDATE snapshots SET data = ? WHERE part = ?", (data, part))
+        connection.execute(
+            "UPDATE snapshots SET data = ? WHERE part = 'header'",
+            (b"J" + json.dumps(found).encode(),),
+        )
+
+
+@pytest.mark.parametrize(
+    ("part", "values"),
+    [
+        ("obs.top.status.values", [["weird"], ["ok"], ["failed"]]),
+        ("obs.top.case.values", [[7]] * 40),
+        ("obs.top.coordinate.values", [[["not", "a", "coordinate"]]] * 40),
+        ("obs.output.usage.values", [[[1, 2]]] * 40),
+        ("points.measure.values", [[3]] * 40),
+    ],
+)
+def test_a_snapshot_consistent_in_every_check_but_holding_impossible_values_is_refused(
+    tmp_path: Path, part: str, values: list[object]
+) -> None:
+    path = tmp_path / "s.db"
+    run_store(path)
+    with sqlite3.connect(path) as connection:
+        stored = connection.execute("SELECT data FROM snapshots WHERE part = ?", (part,))
+        count = len(json.loads(stored.fetchone()[0][1:]))
+    connection.close()
+    # As many values as before, so every code still has one: only their kinds are wrong.
+    forge(path, part, b"J" + json.dumps(values[:count]).encode())
+    assert cached(path) is None
+    with SQLiteStore(path, read_only=True) as store:
+        assert list(store.load(RUN.id).observations) == rows(path)[0]
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "named"),
+    [
+        ("status", "weird", "'weird' as its status"),
+        ("case", 7, "7 as its case"),
+        ("seed", "3", "'3' as its seed"),
+        ("coordinate", ["x"], "['x'] as its coordinate"),  # named by its variant
+        ("output", {"text": 5}, "5 as its output's text"),
+        ("output", {"text": "", "usage": [1]}, "[1] as its output's usage"),
+        ("output", {"text": "", "latency": "slow"}, "'slow' as its output's latency"),
+    ],
+)
+def test_a_row_edited_to_hold_what_no_observation_can_is_named(
+    tmp_path: Path, field: str, value: object, named: str
+) -> None:
+    path = tmp_path / "s.db"
+    run_store(path)
+    connection = sqlite3.connect(path)
+    observation, record = connection.execute(
+        "SELECT id, record FROM observations ORDER BY id LIMIT 1"
+    ).fetchone()
+    data = json.loads(record)
+    data[field] = value
+    connection.execute(
+        "UPDATE observations SET record = ? WHERE id = ?", (json.dumps(data), observation)
+    )
+    if field == "coordinate":  # a variant's coordinate is read from any one of its rows
+        connection.execute(
+            "UPDATE observations SET record = json_set(record, '$.coordinate', json(?)) "
+            "WHERE json_extract(record, '$.variant_id') = ?",
+            (json.dumps(value), data["variant_id"]),
+        )
+    connection.commit()
+    connection.close()
+    with SQLiteStore(path, read_only=True) as store, pytest.raises(StoreError) as raised:
+        store.load(RUN.id)
+    whose = f"variant {data['variant_id']!r}" if field == "coordinate" else repr(observation)
+    assert f"{whose} has {named}" in str(raised.value)
+
+
+def test_a_row_without_a_required_field_is_named(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    run_store(path)
+    connection = sqlite3.connect(path)
+    observation, record = connection.execute(
+        "SELECT id, record FROM observations ORDER BY id LIMIT 1"
+    ).fetchone()
+    data = json.loads(record)
+    del data["status"]
+    connection.execute(
+        "UPDATE observations SET record = ? WHERE id = ?", (json.dumps(data), observation)
+    )
+    connection.commit()
+    connection.close()
+    with SQLiteStore(path, read_only=True) as store, pytest.raises(StoreError) as raised:
+        store.load(RUN.id)
+    assert f"observation {observation!r} has nothing as its status" in str(raised.value)
+
+
 def test_a_run_in_many_pieces_loads_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(snapshot, "_PIECE", 7)
     path = tmp_path / "s.db"
