@@ -47,7 +47,8 @@ class _Pacing:
                 saved = gc.get_threshold()
                 self.saved = saved
                 if saved[0] > 0:  # 0 switches automatic collection off: left so
-                    gc.set_threshold(*(max(s, r) for s, r in zip(saved, RUN_THRESHOLDS)))
+                    raised = zip(saved, RUN_THRESHOLDS, strict=True)
+                    gc.set_threshold(*(max(mine, ours) for mine, ours in raised))
             self.runs += 1
 
     def exit(self) -> None:

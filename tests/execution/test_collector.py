@@ -83,7 +83,8 @@ def test_overlapping_runs_share_one_raise_undone_by_the_last() -> None:
         await asyncio.gather(first(), Runner().arun(experiment([CallableTarget(slow, name="s")])))
 
     asyncio.run(both())
-    assert short and long
+    assert short
+    assert long
     assert set(short) == set(long) == {RUN_THRESHOLDS}
     assert gc.get_threshold() == DEFAULTS
 
