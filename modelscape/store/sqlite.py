@@ -17,6 +17,7 @@ the file as it was.
 from __future__ import annotations
 
 import gc
+import itertools
 import json
 import os
 import sqlite3
@@ -38,7 +39,10 @@ from modelscape.store.protocol import StoredRun
 from modelscape.store.rows import chunks, claim_leases, marks
 from modelscape.task.space import Variant
 
-__all__ = ["SQLiteStore"]
+__all__ = ["VARIANT_BATCH", "SQLiteStore"]
+
+#: Variants whose rows are made and written at once when an experiment is stored.
+VARIANT_BATCH = 1000
 
 
 def _dump(observation: Observation) -> str:
@@ -134,22 +138,29 @@ class SQLiteStore:
 
     # -- writes -------------------------------------------------------------------------------
     def save_experiment(self, experiment: ExperimentRecord, variants: Iterable[Variant]) -> None:
-        """Store an experiment and its variants (records already stored are kept)."""
-        variants = list(variants)
+        """Store an experiment and its variants (records already stored are kept).
+
+        The variants' JSON is made and written :data:`VARIANT_BATCH` at a time, in one
+        transaction: a run of a hundred thousand variants never holds all their rows at once.
+        """
+        each = iter(variants)
         with self._lock, guard(self.path, "storing an experiment"), self._transaction_for_write():
             self._connection.execute(
                 "INSERT OR IGNORE INTO experiments (id, created, record) VALUES (?, ?, ?)",
                 (experiment.id, experiment.created, experiment.model_dump_json()),
             )
-            self._connection.executemany(
-                "INSERT OR IGNORE INTO variants (id, case_id, record) VALUES (?, ?, ?)",
-                [(v.id, v.case, v.model_dump_json()) for v in variants],
-            )
-            self._connection.executemany(
-                "INSERT OR IGNORE INTO experiment_variants (experiment_id, variant_id, position) "
-                "VALUES (?, ?, ?)",
-                [(experiment.id, v.id, i) for i, v in enumerate(variants)],
-            )
+            position = 0
+            while batch := list(itertools.islice(each, VARIANT_BATCH)):
+                self._connection.executemany(
+                    "INSERT OR IGNORE INTO variants (id, case_id, record) VALUES (?, ?, ?)",
+                    [(v.id, v.case, v.model_dump_json()) for v in batch],
+                )
+                self._connection.executemany(
+                    "INSERT OR IGNORE INTO experiment_variants (experiment_id, variant_id, "
+                    "position) VALUES (?, ?, ?)",
+                    [(experiment.id, v.id, position + i) for i, v in enumerate(batch)],
+                )
+                position += len(batch)
 
     def save_observations(self, observations: Iterable[Observation]) -> None:
         """Store observations and link each to its experiment; ok replaces failed."""

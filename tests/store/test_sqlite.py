@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from modelscape.results.records import PointMeasurement
 from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore, Store, StoredRun, open_store
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
+from modelscape.task.space import Variant
 from tests.store.store_records import observation
 from tests.support.mapping_space import experiment, planted
 
@@ -332,3 +334,36 @@ def test_load_returns_a_stored_run_by_name(any_store: Store) -> None:
         loaded.points,
         loaded.differences,
     )
+
+
+def test_variants_are_written_a_batch_at_a_time_in_order(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from modelscape.store import sqlite
+
+    monkeypatch.setattr(sqlite, "VARIANT_BATCH", 3)
+    run = experiment([planted()], cases=3)  # 15 variants: five batches
+    store = SQLiteStore(tmp_path / "batches.db")
+    written: list[int] = []
+
+    def handed() -> Iterator[Variant]:
+        for variant in run.variants():
+            # The connection sees its own transaction: what was written before this variant
+            # was taken (the store's lock is held, so its methods cannot be called here).
+            count = store._connection.execute("SELECT count(*) FROM variants").fetchone()[0]
+            written.append(count)
+            yield variant
+
+    store.save_experiment(run.record(), handed())
+    assert written == [0, 0, 0, 3, 3, 3, 6, 6, 6, 9, 9, 9, 12, 12, 12]
+    rows = store._connection.execute(
+        "SELECT variant_id, position FROM experiment_variants WHERE experiment_id = ? "
+        "ORDER BY position",
+        (run.id,),
+    ).fetchall()
+    assert rows == [(v.id, i) for i, v in enumerate(run.variants())]
+    again = experiment([planted()], cases=4)  # the same variants and five more, kept once
+    store.save_experiment(again.record(), again.variants())
+    assert store._connection.execute("SELECT count(*) FROM variants").fetchone()[0] == 20
+    assert [v.id for v in store.load(again.id).variants] == [v.id for v in again.variants()]
+    store.close()
