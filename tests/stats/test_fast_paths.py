@@ -247,3 +247,32 @@ def test_compare_many_of_stacked_cases_equals_of_the_cases() -> None:
     plain = compare_many([("k", cases)], inference=inference)
     stacked = compare_many([("k", _stacked(cases))], inference=inference)
     assert plain == stacked
+
+
+def _plain_table_draw(table: smoothed._Tabulated, shape: tuple[int, int, int], resamples, rng):  # type: ignore[no-untyped-def]
+    """The redraw as a fancy index of the (units, A, B) table, as it was."""
+    picked_a = _plain_pick(table.cdf_a, resamples, rng)
+    picked_b = _plain_pick(table.cdf_b, resamples, rng)
+    rows = np.arange(shape[0])[None, :]
+    return table.values.reshape(shape)[rows, picked_a, picked_b]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 30), st.integers(2, 4), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_a_flat_take_of_the_table_equals_the_fancy_index(
+    units: int, n_a: int, resamples: int, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    cases = _binary_cases((rng.random((units, n_a + 3)) < 0.4).astype(int).tolist(), n_a)
+    (group,) = group_cases(cases, key="t")
+    distances, model_a, model_b, _ = smoothed.unit_models(group.stack, group.n_a)
+    table = smoothed._Tabulated(distances, model_a, model_b, group.n_a, group.n_b)
+    width = model_a.shape[1]
+    shape = (
+        units,
+        len(smoothed._compositions(group.n_a, width)[0]),
+        len(smoothed._compositions(group.n_b, width)[0]),
+    )
+    fast = table.draw(resamples, np.random.default_rng(seed + 1))
+    plain = _plain_table_draw(table, shape, resamples, np.random.default_rng(seed + 1))
+    assert fast.tobytes() == plain.tobytes()
