@@ -268,17 +268,16 @@ class MeasureView:
                 continue
             upper = self._distances(numbers[rows])[(slice(None), *np.triu_indices(size, k=1))]
             means = upper.mean(axis=1).tolist()
-            ids = _point_ids(records.point_columns.ids, measured[rows])
+            ids = _point_ids(records.point_id_array, measured[rows])
             for position, index in enumerate(np.flatnonzero(sizes == size).tolist()):
                 found[index] = (means[position], size, ids[position])
         return found
 
 
-def _point_ids(point_ids: Sequence[str], rows: NDArray[np.int64]) -> list[tuple[str, ...]]:
-    """The measurement ids of each row of a block of point rows, one tuple per row."""
-    width = rows.shape[1]
-    flat = [point_ids[p] for p in rows.ravel().tolist()]
-    return [tuple(flat[start : start + width]) for start in range(0, len(flat), width)]
+def _point_ids(point_ids: NDArray[np.object_], rows: NDArray[np.int64]) -> list[tuple[str, ...]]:
+    """The measurement ids of each row of a block of point rows, one tuple per row (``point_ids``
+    is :attr:`~modelscape.records.run.RunRecords.point_id_array`)."""
+    return list(map(tuple, point_ids.take(rows).tolist()))
 
 
 def _numbers(first: _Cell, second: _Cell) -> tuple[FloatArray, FloatArray]:
@@ -404,7 +403,7 @@ def _prepare_at_once(
         if not valid[rows].all():
             return None  # an output without a number: the cell-by-cell path says which
         blocks.append((members, n_a, rows))
-    point_ids = records.point_columns.ids
+    point_ids = records.point_id_array
     matrices: list[FloatArray | None] = [None] * count
     ids: list[tuple[str, ...]] = [()] * count
     between = np.zeros(count, dtype=np.float64)

@@ -19,7 +19,7 @@ from modelscape.analysis.common import quiet_caveats
 from modelscape.analysis.readable import Readable, case_shortfall, first_reason
 from modelscape.records.run import RunRecords
 from modelscape.stats import Inference, cluster_mean, random_stream, smoothed_interval
-from modelscape.stats.excess import FloatArray, group_cases
+from modelscape.stats.excess import FloatArray, IndexArray, StackedCases, group_cases
 from modelscape.task.coordinate import Coordinate, same_value
 
 __all__ = ["Spurious", "Tally"]
@@ -43,8 +43,10 @@ class Spurious:
 class Tally:
     """Spurious and missed change over some steps of one target."""
 
-    #: Spurious units: one case's distance matrix over one step that keeps the answer.
-    units: list[tuple[FloatArray, int]] = field(default_factory=list)
+    #: Spurious units (one case's distance matrix over one step that keeps the answer) as
+    #: stacks of one size: (positions among the units, n_a, stack), for :class:`StackedCases`.
+    blocks: list[tuple[IndexArray, int, FloatArray]] = field(default_factory=list)
+    units: int = 0
     #: The case of each unit, and its excess change.
     clusters: list[str] = field(default_factory=list)
     excess: list[float] = field(default_factory=list)
@@ -93,9 +95,16 @@ class Tally:
             else same_value(records.reference(case, first), records.reference(case, second))
             for case in found.cases
         ]
-        # The cases that keep the answer, in order, as units of spurious change.
+        # The cases that keep the answer, in order, as units of spurious change: each block
+        # of the prepared stacks keeps its rows of those cases, numbered after the units so far.
         kept = [index for index, flag in enumerate(flags) if flag]
-        self.units.extend((found.matrices[i], found.sizes[i]) for i in kept)
+        numbers = np.cumsum(flags, dtype=np.intp) - 1 + self.units
+        chosen = np.asarray(flags, dtype=np.bool_)
+        for members, n_a, stack in found.blocks:
+            mine = chosen[members]
+            if mine.any():
+                self.blocks.append((numbers[members[mine]], n_a, stack[mine]))
+        self.units += len(kept)
         self.clusters.extend(found.cases[i] for i in kept)
         self.excess.extend(excess[i] for i in kept)
         self.spurious_ids.extend(chain.from_iterable(found.ids[i] for i in kept))
@@ -109,7 +118,10 @@ class Tally:
 
     def merge(self, other: Tally) -> None:
         """Add another tally's steps to this one."""
-        self.units.extend(other.units)
+        self.blocks.extend(
+            (positions + self.units, n_a, stack) for positions, n_a, stack in other.blocks
+        )
+        self.units += other.units
         self.clusters.extend(other.clusters)
         self.excess.extend(other.excess)
         self.spurious_ids.extend(other.spurious_ids)
@@ -160,7 +172,7 @@ class Tally:
         case bootstrap of the units' mean, as ``inference.interval`` says.
         """
         reason = self.spurious_reason(answered)
-        if reason is not None or not self.units:
+        if reason is not None or self.units == 0:
             reason = reason or case_shortfall((), "a step that keeps the correct answer")
             return Spurious(None, reason=reason)
         value = float(np.mean(self.excess))
@@ -170,8 +182,8 @@ class Tally:
         with quiet_caveats():
             if inference.interval == "smoothed":
                 interval = smoothed_interval(
-                    group_cases(self.units, key=key),
-                    len(self.units),
+                    group_cases(StackedCases(self.blocks, self.units), key=key),
+                    self.units,
                     clusters=self.clusters,
                     resamples=inference.resamples,
                     confidence=inference.confidence,

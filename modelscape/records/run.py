@@ -28,7 +28,14 @@ from modelscape.errors import AnalysisError
 from modelscape.records import reading
 from modelscape.records.columns import ObservationColumns, PointColumns
 from modelscape.records.grid import CoordinateKey, Rows, gather
-from modelscape.records.index import MetricCells, Outputs, cell_rows, metric_cells, point_rows
+from modelscape.records.index import (
+    MetricCells,
+    Outputs,
+    cell_rows,
+    id_array,
+    metric_cells,
+    point_rows,
+)
 from modelscape.records.settings import DifferenceSettings, ScenarioSettings
 from modelscape.records.stored import (
     DifferenceMeasurement,
@@ -292,7 +299,7 @@ class RunRecords(Tracing):
         found = self._cell_points.get(metric)
         if found is None:
             rows = self._point_row.get(metric)
-            found = metric_cells(self._point_columns, rows, self._cell_rows)
+            found = metric_cells(self._point_columns, rows, self._cell_rows, self.point_id_array)
             self._cell_points[metric] = found
         return found
 
@@ -310,6 +317,12 @@ class RunRecords(Tracing):
         starts, values, ids = self._metric(metric)
         a, b = int(starts[cell[0]]), int(starts[cell[1]])
         return tuple(values[a:b].tolist()), tuple(ids[a:b])
+
+    @cached_property
+    def point_id_array(self) -> NDArray[np.object_]:
+        """Every point measurement's id (:attr:`point_columns` order) as an object array:
+        ids of many rows at once are one ``take``."""
+        return id_array(self._point_columns.ids)
 
     def cells_at(self, target: str, cases: Sequence[str], key: CoordinateKey) -> tuple[Rows, Rows]:
         """Each case's cell of ``target`` at ``key``: its number (-1: no successful output)
@@ -345,7 +358,7 @@ class RunRecords(Tracing):
         last = np.where(present, starts[self._grid.stops[safe]], 0)
         positions = gather(first.ravel(), last.ravel())
         lengths: Rows = (last - first).sum(axis=1)
-        return lengths, values[positions], [ids[i] for i in positions.tolist()]
+        return lengths, values[positions], ids.take(positions).tolist()
 
     def cell_details(
         self, measure: str, target: str, case: str, key: CoordinateKey
