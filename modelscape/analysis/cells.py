@@ -68,17 +68,50 @@ class Prepared:
     ``matrices[i]`` is case ``cases[i]``'s distance matrix with its ``sizes[i]`` first outputs
     in the first cell; ``between`` and ``within`` are its two parts (the mean distance across
     the cells, and the mean of the two cells' mean distances within), so that its excess
-    change is ``between - within``.
+    change is ``between - within``. ``ids[i]`` names the measurements behind case i.
     """
 
     cases: tuple[str, ...]
     matrices: tuple[FloatArray, ...]
     sizes: tuple[int, ...]
-    ids: tuple[tuple[str, ...], ...]
     between: FloatArray
     within: FloatArray
     #: The matrices as built, by size: (positions among ``cases``, n_a, stack) blocks.
     blocks: tuple[tuple[NDArray[np.intp], int, FloatArray], ...] = ()
+    #: Each case's measurement ids, when read cell by cell (else see ``id_blocks``).
+    listed: tuple[tuple[str, ...], ...] = ()
+    #: The point rows of each block's measurements, one case a row, beside ``blocks``, and
+    #: the table of ids they index; empty when the ids were read cell by cell.
+    id_blocks: tuple[NDArray[np.int64], ...] = ()
+    id_table: NDArray[np.object_] | None = None
+
+    @cached_property
+    def ids(self) -> tuple[tuple[str, ...], ...]:
+        """Each case's measurement ids (its first cell's, then its second's)."""
+        if self.id_table is None:
+            return self.listed
+        ids: list[tuple[str, ...]] = [()] * len(self.cases)
+        for (members, _, _), rows in zip(self.blocks, self.id_blocks, strict=True):
+            for index, found in zip(members.tolist(), _point_ids(self.id_table, rows), strict=True):
+                ids[index] = found
+        return tuple(ids)
+
+    def id_rows(self, chosen: NDArray[np.bool_] | None = None) -> NDArray[np.int64] | None:
+        """The point rows behind the chosen cases (all by default), case after case as
+        ``ids`` lists them; None when the ids were read cell by cell."""
+        if self.id_table is None:
+            return None
+        parts, owners = [], []
+        for (members, _, _), rows in zip(self.blocks, self.id_blocks, strict=True):
+            mine = slice(None) if chosen is None else chosen[members]
+            parts.append(rows[mine].ravel())
+            owners.append(np.repeat(members[mine], rows.shape[1]))
+        if len(parts) == 1:  # one size: its rows are already in case order
+            return parts[0]
+        flat = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+        order = np.argsort(np.concatenate(owners), kind="stable") if owners else flat
+        found: NDArray[np.int64] = flat[order]
+        return found
 
 
 #: What a prepared comparison depends on: measure, both targets and coordinates, the cases.
@@ -349,10 +382,10 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         cases=tuple(case for case, _, _ in kept),
         matrices=tuple(m for m in matrices if m is not None),
         sizes=tuple(sizes),
-        ids=tuple(ids),
         between=between,
         within=within,
         blocks=tuple(stacks),
+        listed=tuple(ids),
     )
     return found
 
@@ -403,18 +436,16 @@ def _prepare_at_once(
         if not valid[rows].all():
             return None  # an output without a number: the cell-by-cell path says which
         blocks.append((members, n_a, rows))
-    point_ids = records.point_id_array
     matrices: list[FloatArray | None] = [None] * count
-    ids: list[tuple[str, ...]] = [()] * count
     between = np.zeros(count, dtype=np.float64)
     within = np.zeros(count, dtype=np.float64)
     stacks: list[tuple[NDArray[np.intp], int, FloatArray]] = []
+    id_blocks: list[NDArray[np.int64]] = []
     for members, n_a, rows in blocks:
         stack = view._distances(numbers[rows])
-        found = _point_ids(point_ids, measured[rows])
         for position, index in enumerate(members.tolist()):
             matrices[index] = stack[position]
-            ids[index] = found[position]
+        id_blocks.append(measured[rows])
         parts = between_and_within(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
         between[members] = parts[0]
         within[members] = parts[1]
@@ -423,10 +454,11 @@ def _prepare_at_once(
         cases=tuple(cases[i] for i in kept.tolist()),
         matrices=tuple(m for m in matrices if m is not None),
         sizes=tuple(sizes.tolist()),
-        ids=tuple(ids),
         between=between,
         within=within,
         blocks=tuple(stacks),
+        id_blocks=tuple(id_blocks),
+        id_table=records.point_id_array,
     )
 
 

@@ -9,6 +9,7 @@ cases that had two read answers on both sides, which decide whether the result i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -17,6 +18,7 @@ import numpy as np
 from modelscape.analysis.cells import Prepared
 from modelscape.analysis.common import quiet_caveats
 from modelscape.analysis.readable import Readable, case_shortfall, first_reason
+from modelscape.records.grid import Rows
 from modelscape.records.run import RunRecords
 from modelscape.stats import Inference, cluster_mean, random_stream, smoothed_interval
 from modelscape.stats.excess import FloatArray, IndexArray, StackedCases, group_cases
@@ -50,11 +52,12 @@ class Tally:
     #: The case of each unit, and its excess change.
     clusters: list[str] = field(default_factory=list)
     excess: list[float] = field(default_factory=list)
-    spurious_ids: list[str] = field(default_factory=list)
+    #: Measurement ids as parts: point rows, or text when read cell by cell (see IdRows).
+    spurious_ids: list[Rows | Sequence[str]] = field(default_factory=list)
     #: Cross pairs of outputs whose answers stayed, of all cross pairs, where it moves.
     missed_same: int = 0
     missed_total: int = 0
-    missed_ids: list[str] = field(default_factory=list)
+    missed_ids: list[Rows | Sequence[str]] = field(default_factory=list)
     #: (case, step) pairs that keep or move the correct answer, outputs or not.
     kept_pairs: int = 0
     moved_pairs: int = 0
@@ -107,14 +110,23 @@ class Tally:
         self.units += len(kept)
         self.clusters.extend(found.cases[i] for i in kept)
         self.excess.extend(excess[i] for i in kept)
-        self.spurious_ids.extend(chain.from_iterable(found.ids[i] for i in kept))
+        rows = found.id_rows(chosen)
+        self.spurious_ids.append(
+            rows if rows is not None else list(chain.from_iterable(found.ids[i] for i in kept))
+        )
         for index, flag in enumerate(flags):
             if not flag:
                 matrix, n_a = found.matrices[index], found.sizes[index]
                 n_b = matrix.shape[0] - n_a
                 self.missed_same += int(np.count_nonzero(matrix[:n_a, n_a:] == 0))
                 self.missed_total += n_a * n_b
-                self.missed_ids.extend(found.ids[index])
+        if len(kept) < len(flags):
+            rows = found.id_rows(~chosen)
+            self.missed_ids.append(
+                rows
+                if rows is not None
+                else [i for index in np.flatnonzero(~chosen).tolist() for i in found.ids[index]]
+            )
 
     def merge(self, other: Tally) -> None:
         """Add another tally's steps to this one."""

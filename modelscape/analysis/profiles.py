@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from itertools import chain
 
 from modelscape._identity import AxisValue
 from modelscape.analysis.cells import Comparand, MeasureView
@@ -17,6 +16,7 @@ from modelscape.analysis.common import (
     transition_key,
     varied_axes,
 )
+from modelscape.analysis.ids import IdRows
 from modelscape.analysis.records import (
     AxisSensitivity,
     BehaviorProfile,
@@ -129,7 +129,7 @@ def profile(
         )
         for metric in results.experiment.point_metrics
     }
-    ids = tuple(dict.fromkeys(chain.from_iterable(t.measurement_ids for t in (*baseline, *local))))
+    ids = IdRows.of(results).unique([t.measurement_ids for t in (*baseline, *local)])
     return BehaviorProfile(
         target=name,
         measure=measure,

@@ -31,8 +31,8 @@ __all__ = [
 
 Rows = NDArray[np.int64]
 #: A point metric over every cell: where each cell's values start among the kept values
-#: (cumulative counts over the cells' rows), the kept values, and their measurement ids.
-MetricCells: TypeAlias = tuple[Rows, NDArray[np.float64], NDArray[np.object_]]
+#: (cumulative counts over the cells' rows), the kept values, and their point rows.
+MetricCells: TypeAlias = tuple[Rows, NDArray[np.float64], Rows]
 
 
 class Outputs(Sequence[Observation]):
@@ -136,12 +136,9 @@ def cell_rows(
     return ok[order], cells, Cells(targets, cases, codes, found, starts, stops)
 
 
-def metric_cells(
-    points: PointColumns, measure_rows: Rows | None, cells: Rows, ids: NDArray[np.object_]
-) -> MetricCells:
+def metric_cells(points: PointColumns, measure_rows: Rows | None, cells: Rows) -> MetricCells:
     """A point metric read once over every cell's rows (see :data:`MetricCells`); outputs
-    without a value (the metric did not apply) are left out. ``ids`` is :func:`id_array` of
-    the points' ids."""
+    without a value (the metric did not apply) are left out."""
     none = np.full(len(cells), -1, dtype=np.int64)
     at = none if measure_rows is None else measure_rows[cells]
     kept = at >= 0
@@ -150,7 +147,7 @@ def metric_cells(
     return (
         np.concatenate([[0], np.cumsum(kept)]).astype(np.int64),
         points.values[chosen],
-        ids.take(chosen),
+        chosen,
     )
 
 

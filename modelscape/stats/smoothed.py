@@ -236,9 +236,7 @@ def _pick(shifted: FloatArray, resamples: int, rng: np.random.Generator) -> IntA
     sorted array finds for it, bit for bit, and far cheaper than searching a million values
     when a unit has a handful.
     """
-    if shifted.shape[1] > _COUNTED:
-        return _counts(shifted, resamples, rng)
-    picked: IntArray = _counts(shifted, resamples, rng).astype(np.intp)
+    picked: IntArray = _counts(shifted, resamples, rng).astype(np.intp, copy=False)
     return picked
 
 

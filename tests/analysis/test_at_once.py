@@ -88,7 +88,8 @@ def test_prepared_at_once_equals_cell_by_cell(
 def test_case_points_are_the_cells_values_in_order(flaky: Results) -> None:
     records = flaky
     for target in records.targets:
-        lengths, values, ids = records.case_points("correct", target, records.cases, records.keys)
+        lengths, values, rows = records.case_points("correct", target, records.cases, records.keys)
+        ids = records.point_id_array.take(rows).tolist()
         expected_values: list[float] = []
         expected_ids: list[str] = []
         expected_lengths = []
