@@ -284,26 +284,39 @@ class MeasureView:
         stack; each mean is the one a single matrix gives (the same upper triangle, reduced
         row by row the same way).
         """
+        found = self.within_rows(target, cases, coordinate)
+        if found is None:
+            return [self.within(target, case, coordinate) for case in cases]
+        table = self.results.point_id_array
+        return [
+            None if one is None else (one[0], one[1], tuple(table.take(one[2]).tolist()))
+            for one in found
+        ]
+
+    def within_rows(
+        self, target: str, cases: Sequence[str], coordinate: Mapping[str, AxisValue]
+    ) -> list[tuple[float, int, NDArray[np.int64]] | None] | None:
+        """:meth:`withins` with each cell's measurements as point rows; None when the keys
+        are not single numbers or an output has none (:meth:`within` case by case then)."""
         by_row = self.numbers_by_row
         measured = self.results.point_rows(self.measure)
         if by_row is None or measured is None:
-            return [self.within(target, case, coordinate) for case in cases]
+            return None
         numbers, valid = by_row
         records = self.results
         cells, sizes = records.cells_at(target, cases, records.key(coordinate))
-        found: list[tuple[float, int, tuple[str, ...]] | None] = [None] * len(cases)
+        found: list[tuple[float, int, NDArray[np.int64]] | None] = [None] * len(cases)
         for size in np.unique(sizes[sizes > 0]).tolist():
             rows = records.cell_block(cells[sizes == size], size)
             if (measured[rows] < 0).any() or (size >= 2 and not valid[rows].all()):
-                # An output without a key: the case-by-case path names it.
-                return [self.within(target, case, coordinate) for case in cases]
+                return None  # an output without a key: the case-by-case path names it
             if size < 2:
                 continue
             upper = self._distances(numbers[rows])[(slice(None), *np.triu_indices(size, k=1))]
             means = upper.mean(axis=1).tolist()
-            ids = _point_ids(records.point_id_array, measured[rows])
+            points = measured[rows]
             for position, index in enumerate(np.flatnonzero(sizes == size).tolist()):
-                found[index] = (means[position], size, ids[position])
+                found[index] = (means[position], size, points[position])
         return found
 
 

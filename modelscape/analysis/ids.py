@@ -75,8 +75,11 @@ class IdRows(Derived):
         found: Rows = rows[np.sort(first)]
         return found
 
-    def unique(self, parts: IdParts) -> tuple[str, ...]:
-        """Every id of ``parts`` in order, each once: ``tuple(dict.fromkeys(chain(*parts)))``."""
+    def unique(self, parts: IdParts, *, keep: bool = False) -> tuple[str, ...]:
+        """Every id of ``parts`` in order, each once: ``tuple(dict.fromkeys(chain(*parts)))``.
+
+        ``keep`` keeps the rows of the result too, for ids that another record merges again.
+        """
         rows: list[Rows] = []
         for part in parts:
             found = part if isinstance(part, np.ndarray) else self.rows(part)
@@ -84,7 +87,8 @@ class IdRows(Derived):
                 return tuple(dict.fromkeys(chain.from_iterable(self._text(parts))))
             rows.append(found)
         flat = np.concatenate(rows) if rows else np.empty(0, dtype=np.int64)
-        return self.text(self.unique_rows(flat))
+        found = self.unique_rows(flat)
+        return self.named(found) if keep else self.text(found)
 
     def _text(self, parts: IdParts) -> Iterable[Sequence[str]]:
         table = self.records.point_id_array

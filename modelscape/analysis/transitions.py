@@ -141,11 +141,10 @@ def compare_transitions(
 def _ids(view: MeasureView, prepared: Prepared) -> tuple[str, ...]:
     """The measurements behind a transition, each once, in the order its cases name them."""
     rows = prepared.id_rows()
-    registry = IdRows.of(view.results)
     if rows is None:
         return tuple(dict.fromkeys(chain.from_iterable(prepared.ids)))
     # Kept with their rows: scorecards and profiles merge these ids again.
-    return registry.named(registry.unique_rows(rows))
+    return IdRows.of(view.results).unique([rows], keep=True)
 
 
 def _record(view: MeasureView, comparand: Comparand, target: str, **values: Any) -> Transition:
