@@ -11,9 +11,12 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from modelscape.analysis import cells
 from modelscape.analysis.cells import MeasureView, prepare
+from modelscape.analysis.ids import IdRows
 from modelscape.analysis.profiles import _comparand
 from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
 from modelscape.records.grid import row_means
@@ -152,3 +155,67 @@ def test_withins_at_once_equal_each_cells_within(flaky: Results, measure: str) -
                 for case in records.cases
             ]
             assert together == one_by_one
+
+
+def test_id_rows_name_the_ids_of_the_chosen_cases_in_order(flaky: Results) -> None:
+    records = flaky
+    coordinates = records.coordinates
+    rng = np.random.default_rng(4)
+    table = records.point_id_array
+    several = 0
+    for first, second, i, j in _pairs(records)[:40]:
+        comparand = _comparand(
+            first, "answer_change", "level", coordinates[i], coordinates[j], records.cases
+        )
+        found = prepare(
+            MeasureView(records, "answer_change"),
+            cells.Comparand(**{**comparand.__dict__, "second_target": second}),
+        )
+        several += len(found.blocks) > 1
+        for chosen in (None, rng.random(len(found.cases)) < 0.5):
+            picked = range(len(found.cases)) if chosen is None else np.flatnonzero(chosen)
+            rows = found.id_rows(chosen)
+            assert rows is not None
+            assert table.take(rows).tolist() == [i for k in picked for i in found.ids[k]]
+    assert several  # cases of several sizes, so the blocks interleave
+
+
+id_parts = st.lists(
+    st.one_of(
+        st.lists(st.integers(0, 59), max_size=30).map(lambda r: np.asarray(r, dtype=np.int64)),
+        st.lists(st.integers(0, 59), max_size=30).map(tuple),
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(id_parts, st.booleans())
+def test_ids_merged_over_rows_are_the_first_occurrences_of_the_ids(
+    flaky: Results, parts: list[np.ndarray | tuple[int, ...]], keep: bool
+) -> None:
+    registry = IdRows(flaky)
+    table = flaky.point_id_array
+    assert len(table) >= 60
+    given: list[np.ndarray | tuple[str, ...]] = []
+    for part in parts:
+        if isinstance(part, tuple):  # ids as text: known to the registry when it named them
+            rows = np.asarray(part, dtype=np.int64)
+            named = registry.named(rows) if len(part) % 2 else tuple(table.take(rows).tolist())
+            given.append(named)
+        else:
+            given.append(part)
+    expected = tuple(
+        dict.fromkeys(
+            i
+            for part in given
+            for i in (table.take(part).tolist() if isinstance(part, np.ndarray) else part)
+        )
+    )
+    known = all(isinstance(part, np.ndarray) or registry.rows(part) is not None for part in given)
+    merged = registry.unique(given, keep=keep)
+    assert merged == expected
+    if keep and known:  # kept with its rows, for a later merge to find
+        kept = registry.rows(merged)
+        assert kept is not None
+        assert table.take(kept).tolist() == list(merged)
