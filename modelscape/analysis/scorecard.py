@@ -8,12 +8,13 @@ measure (no step changes the correct answer), no successful output, or tests swi
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
 from operator import eq
 
 import numpy as np
 
+from modelscape._identity import AxisValue
 from modelscape.analysis.cells import MeasureView, prepare
 from modelscape.analysis.changes import Tally
 from modelscape.analysis.common import (
@@ -47,14 +48,20 @@ class _Roles(Derived):
 
     def __init__(self, records: RunRecords) -> None:
         super().__init__(records)
-        self.roles: dict[str, str] = dict(
-            design_roles(
-                [axis.name for axis in records.experiment.axes],
-                records.cases,
-                records.coordinates,
-                records.reference,
-            )
-        )
+        cases, coordinates = records.cases, records.coordinates
+        # Every correct answer read once per coordinate (not once per case and coordinate),
+        # found again by the coordinate object the design passes back.
+        answers = {
+            id(coordinate): dict(zip(cases, records.references(cases, coordinate), strict=True))
+            for coordinate in coordinates
+        }
+
+        def reference(case: str, coordinate: Mapping[str, AxisValue]) -> AxisValue | None:
+            found = answers.get(id(coordinate))
+            return records.reference(case, coordinate) if found is None else found.get(case)
+
+        names = [axis.name for axis in records.experiment.axes]
+        self.roles: dict[str, str] = dict(design_roles(names, cases, coordinates, reference))
 
 
 def axis_roles(results: RunRecords) -> dict[str, str]:
