@@ -276,3 +276,59 @@ def test_a_flat_take_of_the_table_equals_the_fancy_index(
     fast = table.draw(resamples, np.random.default_rng(seed + 1))
     plain = _plain_table_draw(table, shape, resamples, np.random.default_rng(seed + 1))
     assert fast.tobytes() == plain.tobytes()
+
+
+matrices = st.integers(1, 4).flatmap(
+    lambda n: st.lists(
+        st.lists(
+            st.sampled_from([0.0, 1.0, 2.5, -1.0, -0.0, 1e-300, float("nan"), float("inf")]),
+            min_size=n * n,
+            max_size=n * n,
+        ),
+        min_size=1,
+        max_size=4,
+    ).map(lambda cells: np.asarray(cells, dtype=np.float64).reshape(len(cells), n, n))
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(matrices, st.booleans())
+def test_the_exact_check_passes_only_stacks_the_tolerant_checks_pass(
+    stack: np.ndarray, symmetrise: bool
+) -> None:
+    from modelscape.stats import excess
+
+    if symmetrise:  # most generated stacks would fail at once otherwise
+        stack = np.triu(stack, 1) + np.triu(stack, 1).transpose(0, 2, 1)
+    names = [f"case {i}" for i in range(len(stack))]
+    flat = stack.reshape(len(stack), -1)
+    if not excess._exact_distances(stack, flat):
+        return
+    # What the exact check lets through, the tolerant checks (alone) must let through too:
+    # an AnalysisError here fails the test.
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(excess, "_exact_distances", lambda *arguments: False)
+        excess._check_distances(stack, names)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ((0, 1, float("nan")), "NaN or infinite"),
+        ((0, 1, -1.0), "not symmetric"),
+        ((1, 1, 0.5), "nonzero diagonal"),
+    ],
+)
+def test_a_stack_that_is_no_distance_is_still_named(
+    change: tuple[int, int, float], message: str
+) -> None:
+    from modelscape.errors import AnalysisError
+    from modelscape.stats.excess import _check_distances
+
+    stack = np.zeros((3, 4, 4))
+    stack[:, 0, 1] = stack[:, 1, 0] = 1.0
+    row, column, value = change
+    stack[2, row, column] = value
+    with pytest.raises(AnalysisError, match=message) as raised:
+        _check_distances(stack, ["a", "b", "c"])
+    assert str(raised.value).startswith("c:")
