@@ -27,16 +27,38 @@ import numpy as np
 from modelscape.records.grid import Rows
 from modelscape.records.run import Derived, RunRecords
 
-__all__ = ["IdParts", "IdRows"]
+__all__ = ["IdParts", "IdRows", "first_occurrences"]
 
 #: Ids given either as point rows or as text (a measure without point rows, a copied tuple).
 IdParts = Sequence[Rows | Sequence[str]]
 
 _Key = tuple[int, str, str]
+#: Rows fewer than a table of every point over this are deduplicated by sorting instead.
+_SORTED_BELOW = 8
 
 
 def _key(ids: Sequence[str]) -> _Key:
     return (len(ids), ids[0], ids[-1]) if ids else (0, "", "")
+
+
+def first_occurrences(rows: Rows, bound: int) -> Rows:
+    """The first occurrence of each of ``rows`` (each in 0..bound-1), in their order.
+
+    Many rows: each row's first position by ``np.minimum.at`` into a table of ``bound``
+    positions, in linear time. Few rows against a large table: ``np.unique`` (a stable sort)
+    rather than a table of every point. Both keep exactly the positions where a row is seen
+    first.
+    """
+    count = len(rows)
+    if count * _SORTED_BELOW < bound:
+        _, first = np.unique(rows, return_index=True)
+        sorted_: Rows = rows[np.sort(first)]
+        return sorted_
+    positions = np.arange(count, dtype=np.int64)
+    earliest = np.full(bound, count, dtype=np.int64)
+    np.minimum.at(earliest, rows, positions)
+    found: Rows = rows[earliest[rows] == positions]
+    return found
 
 
 class IdRows(Derived):
@@ -68,12 +90,9 @@ class IdRows(Derived):
         """The ids of ``rows``, in order (not kept: for ids no record merges again)."""
         return tuple(self.records.point_id_array.take(rows).tolist())
 
-    @staticmethod
-    def unique_rows(rows: Rows) -> Rows:
+    def unique_rows(self, rows: Rows) -> Rows:
         """The first occurrence of each row, in order."""
-        _, first = np.unique(rows, return_index=True)
-        found: Rows = rows[np.sort(first)]
-        return found
+        return first_occurrences(rows, len(self.records.point_id_array))
 
     def unique(self, parts: IdParts, *, keep: bool = False) -> tuple[str, ...]:
         """Every id of ``parts`` in order, each once: ``tuple(dict.fromkeys(chain(*parts)))``.

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from modelscape.analysis import cells
 from modelscape.analysis.cells import MeasureView, prepare
-from modelscape.analysis.ids import IdRows
+from modelscape.analysis.ids import IdRows, first_occurrences
 from modelscape.analysis.profiles import _comparand
 from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
 from modelscape.records.grid import row_means
@@ -219,3 +219,14 @@ def test_ids_merged_over_rows_are_the_first_occurrences_of_the_ids(
         kept = registry.rows(merged)
         assert kept is not None
         assert table.take(kept).tolist() == list(merged)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=60), st.integers(41, 400))
+def test_first_occurrences_by_table_and_by_sorting_agree(values: list[int], bound: int) -> None:
+    rows = np.asarray(values, dtype=np.int64)
+    expected = list(dict.fromkeys(values))
+    by_table = first_occurrences(rows, 41)  # a table no larger than the rows: minimum.at
+    by_sorting = first_occurrences(rows, bound * 1000)  # far more points than rows: np.unique
+    assert by_table.tolist() == expected
+    assert by_sorting.tolist() == expected
