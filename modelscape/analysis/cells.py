@@ -72,7 +72,6 @@ class Prepared:
     """
 
     cases: tuple[str, ...]
-    matrices: tuple[FloatArray, ...]
     sizes: tuple[int, ...]
     between: FloatArray
     within: FloatArray
@@ -84,6 +83,15 @@ class Prepared:
     #: the table of ids they index; empty when the ids were read cell by cell.
     id_blocks: tuple[NDArray[np.int64], ...] = ()
     id_table: NDArray[np.object_] | None = None
+
+    @cached_property
+    def matrices(self) -> tuple[FloatArray, ...]:
+        """Each case's distance matrix: its row of the block of its size."""
+        found: list[FloatArray] = [np.empty((0, 0))] * len(self.cases)
+        for members, _, stack in self.blocks:
+            for index, matrix in zip(members.tolist(), stack, strict=True):
+                found[index] = matrix
+        return tuple(found)
 
     @cached_property
     def ids(self) -> tuple[tuple[str, ...], ...]:
@@ -360,7 +368,6 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         if len(a.outputs) >= 2 and len(b.outputs) >= 2:
             kept.append((case, a, b))
     count = len(kept)
-    matrices: list[FloatArray | None] = [None] * count
     ids: list[tuple[str, ...]] = [()] * count
     sizes = [len(a.outputs) for _, a, _ in kept]
     between = np.zeros(count, dtype=np.float64)
@@ -379,13 +386,13 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         if stackable:
             numbers = np.stack([np.concatenate(_numbers(kept[i][1], kept[i][2])) for i in members])
             stack = view._distances(numbers)
-            for position, index in enumerate(members):
-                matrices[index] = stack[position]
+            for index in members:
                 ids[index] = kept[index][1].ids + kept[index][2].ids
         else:
             built = [view.matrix([*kept[i][1].outputs, *kept[i][2].outputs]) for i in members]
-            for index, (matrix, matrix_ids) in zip(members, built, strict=True):
-                matrices[index], ids[index] = matrix, matrix_ids
+            for index, (_, matrix_ids) in zip(members, built, strict=True):
+                ids[index] = matrix_ids
+            # Each case's matrix is its row of this stack (a copy: the same values).
             stack = np.stack([matrix for matrix, _ in built])
         parts = between_and_within(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
         between[members] = parts[0]
@@ -393,7 +400,6 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         stacks.append((np.asarray(members, dtype=np.intp), n_a, stack))
     found = shared[key] = Prepared(
         cases=tuple(case for case, _, _ in kept),
-        matrices=tuple(m for m in matrices if m is not None),
         sizes=tuple(sizes),
         between=between,
         within=within,
@@ -449,23 +455,19 @@ def _prepare_at_once(
         if not valid[rows].all():
             return None  # an output without a number: the cell-by-cell path says which
         blocks.append((members, n_a, rows))
-    matrices: list[FloatArray | None] = [None] * count
     between = np.zeros(count, dtype=np.float64)
     within = np.zeros(count, dtype=np.float64)
     stacks: list[tuple[NDArray[np.intp], int, FloatArray]] = []
     id_blocks: list[NDArray[np.int64]] = []
     for members, n_a, rows in blocks:
         stack = view._distances(numbers[rows])
-        for position, index in enumerate(members.tolist()):
-            matrices[index] = stack[position]
         id_blocks.append(measured[rows])
         parts = between_and_within(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
         between[members] = parts[0]
         within[members] = parts[1]
         stacks.append((members.astype(np.intp), n_a, stack))
     return Prepared(
-        cases=tuple(cases[i] for i in kept.tolist()),
-        matrices=tuple(m for m in matrices if m is not None),
+        cases=tuple(map(cases.__getitem__, kept.tolist())),
         sizes=tuple(sizes.tolist()),
         between=between,
         within=within,
