@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from itertools import chain
 
 import numpy as np
 from scipy import stats as scipy_stats
 
 from modelscape.analysis.cells import Comparand, MeasureView, prepare
 from modelscape.analysis.common import axis_line, select_boundaries, varied_axes
+from modelscape.analysis.ids import IdRows
 from modelscape.analysis.profiles import profile
 from modelscape.analysis.records import MeasureAgreement, Transition
 from modelscape.errors import AnalysisError
@@ -155,7 +155,7 @@ def agreement(
         bounds_b = {t.label for t in b if criterion.selects(t.adjusted_p, t.excess)}
         union = bounds_a | bounds_b
         overlap = 1.0 if not union else len(bounds_a & bounds_b) / len(union)
-        ids = tuple(dict.fromkeys(chain.from_iterable(t.measurement_ids for t in (*a, *b))))
+        ids = IdRows.of(results).unique([t.measurement_ids for t in (*a, *b)])
         found.append(
             MeasureAgreement(
                 target=name,

@@ -68,17 +68,58 @@ class Prepared:
     ``matrices[i]`` is case ``cases[i]``'s distance matrix with its ``sizes[i]`` first outputs
     in the first cell; ``between`` and ``within`` are its two parts (the mean distance across
     the cells, and the mean of the two cells' mean distances within), so that its excess
-    change is ``between - within``.
+    change is ``between - within``. ``ids[i]`` names the measurements behind case i.
     """
 
     cases: tuple[str, ...]
-    matrices: tuple[FloatArray, ...]
     sizes: tuple[int, ...]
-    ids: tuple[tuple[str, ...], ...]
     between: FloatArray
     within: FloatArray
     #: The matrices as built, by size: (positions among ``cases``, n_a, stack) blocks.
     blocks: tuple[tuple[NDArray[np.intp], int, FloatArray], ...] = ()
+    #: Each case's measurement ids, when read cell by cell (else see ``id_blocks``).
+    listed: tuple[tuple[str, ...], ...] = ()
+    #: The point rows of each block's measurements, one case a row, beside ``blocks``, and
+    #: the table of ids they index; empty when the ids were read cell by cell.
+    id_blocks: tuple[NDArray[np.int64], ...] = ()
+    id_table: NDArray[np.object_] | None = None
+
+    @cached_property
+    def matrices(self) -> tuple[FloatArray, ...]:
+        """Each case's distance matrix: its row of the block of its size."""
+        found: list[FloatArray] = [np.empty((0, 0))] * len(self.cases)
+        for members, _, stack in self.blocks:
+            for index, matrix in zip(members.tolist(), stack, strict=True):
+                found[index] = matrix
+        return tuple(found)
+
+    @cached_property
+    def ids(self) -> tuple[tuple[str, ...], ...]:
+        """Each case's measurement ids (its first cell's, then its second's)."""
+        if self.id_table is None:
+            return self.listed
+        ids: list[tuple[str, ...]] = [()] * len(self.cases)
+        for (members, _, _), rows in zip(self.blocks, self.id_blocks, strict=True):
+            for index, found in zip(members.tolist(), _point_ids(self.id_table, rows), strict=True):
+                ids[index] = found
+        return tuple(ids)
+
+    def id_rows(self, chosen: NDArray[np.bool_] | None = None) -> NDArray[np.int64] | None:
+        """The point rows behind the chosen cases (all by default), case after case as
+        ``ids`` lists them; None when the ids were read cell by cell."""
+        if self.id_table is None:
+            return None
+        parts, owners = [], []
+        for (members, _, _), rows in zip(self.blocks, self.id_blocks, strict=True):
+            mine = slice(None) if chosen is None else chosen[members]
+            parts.append(rows[mine].ravel())
+            owners.append(np.repeat(members[mine], rows.shape[1]))
+        if len(parts) == 1:  # one size: its rows are already in case order
+            return parts[0]
+        flat = np.concatenate(parts) if parts else np.empty(0, dtype=np.int64)
+        order = np.argsort(np.concatenate(owners), kind="stable") if owners else flat
+        found: NDArray[np.int64] = flat[order]
+        return found
 
 
 #: What a prepared comparison depends on: measure, both targets and coordinates, the cases.
@@ -251,34 +292,46 @@ class MeasureView:
         stack; each mean is the one a single matrix gives (the same upper triangle, reduced
         row by row the same way).
         """
+        found = self.within_rows(target, cases, coordinate)
+        if found is None:
+            return [self.within(target, case, coordinate) for case in cases]
+        table = self.results.point_id_array
+        return [
+            None if one is None else (one[0], one[1], tuple(table.take(one[2]).tolist()))
+            for one in found
+        ]
+
+    def within_rows(
+        self, target: str, cases: Sequence[str], coordinate: Mapping[str, AxisValue]
+    ) -> list[tuple[float, int, NDArray[np.int64]] | None] | None:
+        """:meth:`withins` with each cell's measurements as point rows; None when the keys
+        are not single numbers or an output has none (:meth:`within` case by case then)."""
         by_row = self.numbers_by_row
         measured = self.results.point_rows(self.measure)
         if by_row is None or measured is None:
-            return [self.within(target, case, coordinate) for case in cases]
+            return None
         numbers, valid = by_row
         records = self.results
         cells, sizes = records.cells_at(target, cases, records.key(coordinate))
-        found: list[tuple[float, int, tuple[str, ...]] | None] = [None] * len(cases)
+        found: list[tuple[float, int, NDArray[np.int64]] | None] = [None] * len(cases)
         for size in np.unique(sizes[sizes > 0]).tolist():
             rows = records.cell_block(cells[sizes == size], size)
             if (measured[rows] < 0).any() or (size >= 2 and not valid[rows].all()):
-                # An output without a key: the case-by-case path names it.
-                return [self.within(target, case, coordinate) for case in cases]
+                return None  # an output without a key: the case-by-case path names it
             if size < 2:
                 continue
             upper = self._distances(numbers[rows])[(slice(None), *np.triu_indices(size, k=1))]
             means = upper.mean(axis=1).tolist()
-            ids = _point_ids(records.point_columns.ids, measured[rows])
+            points = measured[rows]
             for position, index in enumerate(np.flatnonzero(sizes == size).tolist()):
-                found[index] = (means[position], size, ids[position])
+                found[index] = (means[position], size, points[position])
         return found
 
 
-def _point_ids(point_ids: Sequence[str], rows: NDArray[np.int64]) -> list[tuple[str, ...]]:
-    """The measurement ids of each row of a block of point rows, one tuple per row."""
-    width = rows.shape[1]
-    flat = [point_ids[p] for p in rows.ravel().tolist()]
-    return [tuple(flat[start : start + width]) for start in range(0, len(flat), width)]
+def _point_ids(point_ids: NDArray[np.object_], rows: NDArray[np.int64]) -> list[tuple[str, ...]]:
+    """The measurement ids of each row of a block of point rows, one tuple per row (``point_ids``
+    is :attr:`~modelscape.records.run.RunRecords.point_id_array`)."""
+    return list(map(tuple, point_ids.take(rows).tolist()))
 
 
 def _numbers(first: _Cell, second: _Cell) -> tuple[FloatArray, FloatArray]:
@@ -315,7 +368,6 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         if len(a.outputs) >= 2 and len(b.outputs) >= 2:
             kept.append((case, a, b))
     count = len(kept)
-    matrices: list[FloatArray | None] = [None] * count
     ids: list[tuple[str, ...]] = [()] * count
     sizes = [len(a.outputs) for _, a, _ in kept]
     between = np.zeros(count, dtype=np.float64)
@@ -334,13 +386,13 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         if stackable:
             numbers = np.stack([np.concatenate(_numbers(kept[i][1], kept[i][2])) for i in members])
             stack = view._distances(numbers)
-            for position, index in enumerate(members):
-                matrices[index] = stack[position]
+            for index in members:
                 ids[index] = kept[index][1].ids + kept[index][2].ids
         else:
             built = [view.matrix([*kept[i][1].outputs, *kept[i][2].outputs]) for i in members]
-            for index, (matrix, matrix_ids) in zip(members, built, strict=True):
-                matrices[index], ids[index] = matrix, matrix_ids
+            for index, (_, matrix_ids) in zip(members, built, strict=True):
+                ids[index] = matrix_ids
+            # Each case's matrix is its row of this stack (a copy: the same values).
             stack = np.stack([matrix for matrix, _ in built])
         parts = between_and_within(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
         between[members] = parts[0]
@@ -348,12 +400,11 @@ def prepare(view: MeasureView, comparand: Comparand) -> Prepared:
         stacks.append((np.asarray(members, dtype=np.intp), n_a, stack))
     found = shared[key] = Prepared(
         cases=tuple(case for case, _, _ in kept),
-        matrices=tuple(m for m in matrices if m is not None),
         sizes=tuple(sizes),
-        ids=tuple(ids),
         between=between,
         within=within,
         blocks=tuple(stacks),
+        listed=tuple(ids),
     )
     return found
 
@@ -404,30 +455,25 @@ def _prepare_at_once(
         if not valid[rows].all():
             return None  # an output without a number: the cell-by-cell path says which
         blocks.append((members, n_a, rows))
-    point_ids = records.point_columns.ids
-    matrices: list[FloatArray | None] = [None] * count
-    ids: list[tuple[str, ...]] = [()] * count
     between = np.zeros(count, dtype=np.float64)
     within = np.zeros(count, dtype=np.float64)
     stacks: list[tuple[NDArray[np.intp], int, FloatArray]] = []
+    id_blocks: list[NDArray[np.int64]] = []
     for members, n_a, rows in blocks:
         stack = view._distances(numbers[rows])
-        found = _point_ids(point_ids, measured[rows])
-        for position, index in enumerate(members.tolist()):
-            matrices[index] = stack[position]
-            ids[index] = found[position]
+        id_blocks.append(measured[rows])
         parts = between_and_within(*block_sums(stack, n_a), n_a, stack.shape[1] - n_a)
         between[members] = parts[0]
         within[members] = parts[1]
         stacks.append((members.astype(np.intp), n_a, stack))
     return Prepared(
-        cases=tuple(cases[i] for i in kept.tolist()),
-        matrices=tuple(m for m in matrices if m is not None),
+        cases=tuple(map(cases.__getitem__, kept.tolist())),
         sizes=tuple(sizes.tolist()),
-        ids=tuple(ids),
         between=between,
         within=within,
         blocks=tuple(stacks),
+        id_blocks=tuple(id_blocks),
+        id_table=records.point_id_array,
     )
 
 

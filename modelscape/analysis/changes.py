@@ -9,6 +9,7 @@ cases that had two read answers on both sides, which decide whether the result i
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 
@@ -17,9 +18,10 @@ import numpy as np
 from modelscape.analysis.cells import Prepared
 from modelscape.analysis.common import quiet_caveats
 from modelscape.analysis.readable import Readable, case_shortfall, first_reason
+from modelscape.records.grid import Rows
 from modelscape.records.run import RunRecords
 from modelscape.stats import Inference, cluster_mean, random_stream, smoothed_interval
-from modelscape.stats.excess import FloatArray, group_cases
+from modelscape.stats.excess import FloatArray, IndexArray, StackedCases, group_cases
 from modelscape.task.coordinate import Coordinate, same_value
 
 __all__ = ["Spurious", "Tally"]
@@ -43,16 +45,19 @@ class Spurious:
 class Tally:
     """Spurious and missed change over some steps of one target."""
 
-    #: Spurious units: one case's distance matrix over one step that keeps the answer.
-    units: list[tuple[FloatArray, int]] = field(default_factory=list)
+    #: Spurious units (one case's distance matrix over one step that keeps the answer) as
+    #: stacks of one size: (positions among the units, n_a, stack), for :class:`StackedCases`.
+    blocks: list[tuple[IndexArray, int, FloatArray]] = field(default_factory=list)
+    units: int = 0
     #: The case of each unit, and its excess change.
     clusters: list[str] = field(default_factory=list)
     excess: list[float] = field(default_factory=list)
-    spurious_ids: list[str] = field(default_factory=list)
+    #: Measurement ids as parts: point rows, or text when read cell by cell (see IdRows).
+    spurious_ids: list[Rows | Sequence[str]] = field(default_factory=list)
     #: Cross pairs of outputs whose answers stayed, of all cross pairs, where it moves.
     missed_same: int = 0
     missed_total: int = 0
-    missed_ids: list[str] = field(default_factory=list)
+    missed_ids: list[Rows | Sequence[str]] = field(default_factory=list)
     #: (case, step) pairs that keep or move the correct answer, outputs or not.
     kept_pairs: int = 0
     moved_pairs: int = 0
@@ -93,23 +98,42 @@ class Tally:
             else same_value(records.reference(case, first), records.reference(case, second))
             for case in found.cases
         ]
-        # The cases that keep the answer, in order, as units of spurious change.
+        # The cases that keep the answer, in order, as units of spurious change: each block
+        # of the prepared stacks keeps its rows of those cases, numbered after the units so far.
         kept = [index for index, flag in enumerate(flags) if flag]
-        self.units.extend((found.matrices[i], found.sizes[i]) for i in kept)
+        numbers = np.cumsum(flags, dtype=np.intp) - 1 + self.units
+        chosen = np.asarray(flags, dtype=np.bool_)
+        for members, n_a, stack in found.blocks:
+            mine = chosen[members]
+            if mine.any():
+                self.blocks.append((numbers[members[mine]], n_a, stack[mine]))
+        self.units += len(kept)
         self.clusters.extend(found.cases[i] for i in kept)
         self.excess.extend(excess[i] for i in kept)
-        self.spurious_ids.extend(chain.from_iterable(found.ids[i] for i in kept))
+        rows = found.id_rows(chosen)
+        self.spurious_ids.append(
+            rows if rows is not None else list(chain.from_iterable(found.ids[i] for i in kept))
+        )
         for index, flag in enumerate(flags):
             if not flag:
                 matrix, n_a = found.matrices[index], found.sizes[index]
                 n_b = matrix.shape[0] - n_a
                 self.missed_same += int(np.count_nonzero(matrix[:n_a, n_a:] == 0))
                 self.missed_total += n_a * n_b
-                self.missed_ids.extend(found.ids[index])
+        if len(kept) < len(flags):
+            rows = found.id_rows(~chosen)
+            self.missed_ids.append(
+                rows
+                if rows is not None
+                else [i for index in np.flatnonzero(~chosen).tolist() for i in found.ids[index]]
+            )
 
     def merge(self, other: Tally) -> None:
         """Add another tally's steps to this one."""
-        self.units.extend(other.units)
+        self.blocks.extend(
+            (positions + self.units, n_a, stack) for positions, n_a, stack in other.blocks
+        )
+        self.units += other.units
         self.clusters.extend(other.clusters)
         self.excess.extend(other.excess)
         self.spurious_ids.extend(other.spurious_ids)
@@ -160,7 +184,7 @@ class Tally:
         case bootstrap of the units' mean, as ``inference.interval`` says.
         """
         reason = self.spurious_reason(answered)
-        if reason is not None or not self.units:
+        if reason is not None or self.units == 0:
             reason = reason or case_shortfall((), "a step that keeps the correct answer")
             return Spurious(None, reason=reason)
         value = float(np.mean(self.excess))
@@ -170,8 +194,8 @@ class Tally:
         with quiet_caveats():
             if inference.interval == "smoothed":
                 interval = smoothed_interval(
-                    group_cases(self.units, key=key),
-                    len(self.units),
+                    group_cases(StackedCases(self.blocks, self.units), key=key),
+                    self.units,
                     clusters=self.clusters,
                     resamples=inference.resamples,
                     confidence=inference.confidence,

@@ -189,7 +189,7 @@ def _summarize(
     if not scored.any():
         return PointSummary(metric=metric, value=value, mean=None, observations=0)
     per_case = row_means(values, lengths[scored]).tolist()
-    ids = found
+    ids = results.point_id_array.take(found).tolist()
     count = len(values)
     mean = float(np.mean(per_case))
     key = f"{target}|{metric}|{canonical_json(dict(coordinate))}"

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain
 
 from modelscape.analysis.cells import Comparand, MeasureView
 from modelscape.analysis.common import (
@@ -12,6 +11,7 @@ from modelscape.analysis.common import (
     select_boundaries,
     transition_key,
 )
+from modelscape.analysis.ids import IdRows
 from modelscape.analysis.records import Contrast, Divergence
 from modelscape.analysis.transitions import compare_transitions
 from modelscape.errors import AnalysisError
@@ -89,7 +89,5 @@ def divergence(
         second=second,
         contrasts=contrasts,
         candidates=candidates,
-        measurement_ids=tuple(
-            dict.fromkeys(chain.from_iterable(c.measurement_ids for c in contrasts))
-        ),
+        measurement_ids=IdRows.of(results).unique([c.measurement_ids for c in contrasts]),
     )

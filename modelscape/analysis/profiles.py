@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Mapping, Sequence
-from itertools import chain
 
 from modelscape._identity import AxisValue
 from modelscape.analysis.cells import Comparand, MeasureView
@@ -17,6 +16,7 @@ from modelscape.analysis.common import (
     transition_key,
     varied_axes,
 )
+from modelscape.analysis.ids import IdRows
 from modelscape.analysis.records import (
     AxisSensitivity,
     BehaviorProfile,
@@ -24,6 +24,7 @@ from modelscape.analysis.records import (
     VariantVariability,
 )
 from modelscape.analysis.transitions import compare_transitions
+from modelscape.records.grid import Rows
 from modelscape.records.run import RunRecords
 from modelscape.stats import BoundaryCriterion, Inference, check_permutations
 from modelscape.stats.compare import Comparison
@@ -58,11 +59,13 @@ def _run_to_run(
 ) -> Transition:
     """The baseline compared with itself: only the run-to-run variation is meaningful."""
     withins: list[float] = []
-    ids: list[str] = []
-    for found in view.withins(target, cases, at):
+    parts: list[Rows | Sequence[str]] = []
+    registry = IdRows.of(view.results)
+    by_rows = view.within_rows(target, cases, at)
+    for found in view.withins(target, cases, at) if by_rows is None else by_rows:
         if found is not None:
             withins.append(found[0])
-            ids.extend(found[2])
+            parts.append(found[2])
     within = sum(withins) / len(withins) if withins else 0.0
     return Transition(
         target=target,
@@ -76,7 +79,7 @@ def _run_to_run(
         excess=0.0,
         between=within,
         within=within,
-        measurement_ids=tuple(dict.fromkeys(ids)),
+        measurement_ids=registry.unique(parts, keep=True),
     )
 
 
@@ -129,7 +132,7 @@ def profile(
         )
         for metric in results.experiment.point_metrics
     }
-    ids = tuple(dict.fromkeys(chain.from_iterable(t.measurement_ids for t in (*baseline, *local))))
+    ids = IdRows.of(results).unique([t.measurement_ids for t in (*baseline, *local)])
     return BehaviorProfile(
         target=name,
         measure=measure,

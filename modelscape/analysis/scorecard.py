@@ -8,13 +8,13 @@ measure (no step changes the correct answer), no successful output, or tests swi
 from __future__ import annotations
 
 import itertools
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import partial
-from itertools import chain
 from operator import eq
 
 import numpy as np
 
+from modelscape._identity import AxisValue
 from modelscape.analysis.cells import MeasureView, prepare
 from modelscape.analysis.changes import Tally
 from modelscape.analysis.common import (
@@ -26,6 +26,7 @@ from modelscape.analysis.common import (
     summarize_metric,
     varied_axes,
 )
+from modelscape.analysis.ids import IdRows
 from modelscape.analysis.profiles import _comparand
 from modelscape.analysis.readable import Readable, answered_shortfall, first_reason, joined
 from modelscape.analysis.records import AxisScore, Scorecard
@@ -33,7 +34,7 @@ from modelscape.analysis.threshold import threshold
 from modelscape.analysis.transitions import compare_transitions
 from modelscape.answers import Answer
 from modelscape.errors import AnalysisError
-from modelscape.records.grid import row_means
+from modelscape.records.grid import Rows, row_means
 from modelscape.records.run import Derived, RunRecords
 from modelscape.stats import BoundaryCriterion, Inference
 from modelscape.stats.smoothed import CASES_FOR_COVERAGE
@@ -47,14 +48,20 @@ class _Roles(Derived):
 
     def __init__(self, records: RunRecords) -> None:
         super().__init__(records)
-        self.roles: dict[str, str] = dict(
-            design_roles(
-                [axis.name for axis in records.experiment.axes],
-                records.cases,
-                records.coordinates,
-                records.reference,
-            )
-        )
+        cases, coordinates = records.cases, records.coordinates
+        # Every correct answer read once per coordinate (not once per case and coordinate),
+        # found again by the coordinate object the design passes back.
+        answers = {
+            id(coordinate): dict(zip(cases, records.references(cases, coordinate), strict=True))
+            for coordinate in coordinates
+        }
+
+        def reference(case: str, coordinate: Mapping[str, AxisValue]) -> AxisValue | None:
+            found = answers.get(id(coordinate))
+            return records.reference(case, coordinate) if found is None else found.get(case)
+
+        names = [axis.name for axis in records.experiment.axes]
+        self.roles: dict[str, str] = dict(design_roles(names, cases, coordinates, reference))
 
 
 def axis_roles(results: RunRecords) -> dict[str, str]:
@@ -77,33 +84,33 @@ def _group_cases(results: RunRecords, group: str, cases: Sequence[str] | None) -
 
 def _case_mean(
     results: RunRecords, metric: str, target: str, cases: Sequence[str], inference: Inference
-) -> tuple[float | None, float | None, float | None, int, tuple[str, ...]]:
+) -> tuple[float | None, float | None, float | None, int, Rows]:
     """A metric's mean over every successful output, cases weighted equally, with an interval,
-    and how many cases it rests on.
+    and how many cases it rests on, and the point rows of its measurements.
 
     Each case's outputs are read cell by cell in the design's order of coordinates, all cases
     at once (:meth:`~modelscape.records.run.RunRecords.case_points`); each case's mean is the
     one ``np.mean`` gives of its values (:func:`~modelscape.records.grid.row_means`).
     """
-    lengths, values, ids = results.case_points(metric, target, cases, results.keys)
+    lengths, values, rows = results.case_points(metric, target, cases, results.keys)
     scored = lengths > 0
     if not scored.any():
-        return None, None, None, 0, ()
+        return None, None, None, 0, rows[:0]
     per_case = row_means(values, lengths[scored]).tolist()
     mean = float(np.mean(per_case))
     stream = f"{target}|{metric}|{','.join(cases)}"
     low, high = mean_interval(per_case, inference, stream, f"accuracy of {target!r}")
-    return mean, low, high, len(per_case), tuple(ids)
+    return mean, low, high, len(per_case), rows
 
 
 def _answered(
     results: RunRecords, answered: str | None, target: str, cases: Sequence[str]
-) -> tuple[float | None, tuple[str, ...]]:
-    """The share of readable outputs over every coordinate, and its measurements."""
+) -> tuple[float | None, Rows]:
+    """The share of readable outputs over every coordinate, and its measurements' point rows."""
     if answered is None:
-        return None, ()
-    _, shares, ids = results.case_points(answered, target, cases, results.keys)
-    return (float(np.mean(shares)), tuple(ids)) if len(shares) else (None, ())
+        return None, np.empty(0, dtype=np.int64)
+    _, shares, rows = results.case_points(answered, target, cases, results.keys)
+    return (float(np.mean(shares)) if len(shares) else None), rows
 
 
 def _unscored(outputs: int, failed: int, where: str = "") -> str:
@@ -135,7 +142,10 @@ def scorecard(
     if metric not in {m.name for m in results.experiment.point_metrics}:
         known = [m.name for m in results.experiment.point_metrics]
         raise AnalysisError(f"no point metric {metric!r}; metrics: {known}")
-    accuracy, low, high, scored, accuracy_ids = _case_mean(results, metric, name, chosen, inference)
+    accuracy, low, high, scored, accuracy_rows = _case_mean(
+        results, metric, name, chosen, inference
+    )
+    ids = IdRows.of(results)
     wanted = set(chosen)
     # Counted on the columns: no output record is built for a count.
     columns = results.columns
@@ -152,7 +162,7 @@ def scorecard(
         undefined["baseline_accuracy"] = _unscored(
             int(at_home.sum()), int((at_home & ~columns.ok).sum()), " at the baseline"
         )
-    answered_share, answered_ids = _answered(results, answered, name, chosen)
+    answered_share, answered_rows = _answered(results, answered, name, chosen)
     if answered_share is None:
         undefined["answered"] = (
             "no answered metric given" if answered is None else _unscored(outputs, failed)
@@ -214,7 +224,7 @@ def scorecard(
                     threshold_reason = "no case's correct answer flips once along the axis"
             if threshold_reason is not None:
                 axis_undefined["threshold"] = threshold_reason
-        ids = tuple(dict.fromkeys(chain.from_iterable(t.measurement_ids for t in tested)))
+        axis_ids = ids.unique([t.measurement_ids for t in tested])
         axes.append(
             AxisScore(
                 axis=record.name,
@@ -228,7 +238,7 @@ def scorecard(
                 shifts=() if shifts_reason is not None else tuple(shifts),
                 threshold=found_threshold,
                 undefined=axis_undefined,
-                measurement_ids=ids,
+                measurement_ids=axis_ids,
             )
         )
     spurious = overall.spurious(
@@ -250,9 +260,7 @@ def scorecard(
             f"intervals from {scored} cases are rough: their coverage was checked by simulation "
             f"from {CASES_FOR_COVERAGE} cases up",
         )
-    all_ids = tuple(
-        dict.fromkeys([*accuracy_ids, *answered_ids, *overall.spurious_ids, *overall.missed_ids])
-    )
+    all_ids = ids.unique([accuracy_rows, answered_rows, *overall.spurious_ids, *overall.missed_ids])
     return Scorecard(
         target=name,
         group=group,
@@ -276,9 +284,9 @@ def scorecard(
         undefined=undefined,
         warnings=tuple(dict.fromkeys(caveats)),
         measurement_ids=all_ids,
-        accuracy_ids=accuracy_ids,
+        accuracy_ids=ids.text(accuracy_rows),
         baseline_accuracy_ids=at_baseline.measurement_ids,
-        answered_ids=answered_ids,
-        spurious_ids=tuple(dict.fromkeys(overall.spurious_ids)),
-        missed_ids=tuple(dict.fromkeys(overall.missed_ids)),
+        answered_ids=ids.text(answered_rows),
+        spurious_ids=ids.unique(overall.spurious_ids),
+        missed_ids=ids.unique(overall.missed_ids),
     )

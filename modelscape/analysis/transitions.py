@@ -18,6 +18,7 @@ import numpy as np
 
 from modelscape._identity import AxisValue
 from modelscape.analysis.cells import Comparand, MeasureView, Prepared, prepare
+from modelscape.analysis.ids import IdRows
 from modelscape.analysis.records import Transition
 from modelscape.records.run import CoordinateKey, Derived, RunRecords
 from modelscape.stats import Inference, compare_many
@@ -132,9 +133,18 @@ def compare_transitions(
             p_value=comparison.p_value,
             exact=comparison.exact,
             warnings=comparison.warnings,
-            measurement_ids=tuple(dict.fromkeys(chain.from_iterable(prepared.ids))),
+            measurement_ids=_ids(view, prepared),
         )
     return [done[key] for key in keys]
+
+
+def _ids(view: MeasureView, prepared: Prepared) -> tuple[str, ...]:
+    """The measurements behind a transition, each once, in the order its cases name them."""
+    rows = prepared.id_rows()
+    if rows is None:
+        return tuple(dict.fromkeys(chain.from_iterable(prepared.ids)))
+    # Kept with their rows: scorecards and profiles merge these ids again.
+    return IdRows.of(view.results).unique([rows], keep=True)
 
 
 def _record(view: MeasureView, comparand: Comparand, target: str, **values: Any) -> Transition:

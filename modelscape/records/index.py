@@ -24,14 +24,15 @@ __all__ = [
     "MetricCells",
     "Outputs",
     "cell_rows",
+    "id_array",
     "metric_cells",
     "point_rows",
 ]
 
 Rows = NDArray[np.int64]
 #: A point metric over every cell: where each cell's values start among the kept values
-#: (cumulative counts over the cells' rows), the kept values, and their measurement ids.
-MetricCells: TypeAlias = tuple[Rows, NDArray[np.float64], list[str]]
+#: (cumulative counts over the cells' rows), the kept values, and their point rows.
+MetricCells: TypeAlias = tuple[Rows, NDArray[np.float64], Rows]
 
 
 class Outputs(Sequence[Observation]):
@@ -143,9 +144,16 @@ def metric_cells(points: PointColumns, measure_rows: Rows | None, cells: Rows) -
     kept = at >= 0
     kept[kept] = points.has_value[at[kept]]
     chosen = at[kept]
-    ids = points.ids
     return (
         np.concatenate([[0], np.cumsum(kept)]).astype(np.int64),
         points.values[chosen],
-        [ids[i] for i in chosen.tolist()],
+        chosen,
     )
+
+
+def id_array(ids: Sequence[str]) -> NDArray[np.object_]:
+    """Measurement ids as a numpy array of the same str objects, so that a block of rows
+    becomes a list of ids by one ``take`` and ``tolist`` instead of a Python loop."""
+    array = np.empty(len(ids), dtype=object)
+    array[:] = ids
+    return array

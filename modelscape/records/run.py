@@ -28,7 +28,14 @@ from modelscape.errors import AnalysisError
 from modelscape.records import reading
 from modelscape.records.columns import ObservationColumns, PointColumns
 from modelscape.records.grid import CoordinateKey, Rows, gather
-from modelscape.records.index import MetricCells, Outputs, cell_rows, metric_cells, point_rows
+from modelscape.records.index import (
+    MetricCells,
+    Outputs,
+    cell_rows,
+    id_array,
+    metric_cells,
+    point_rows,
+)
 from modelscape.records.settings import DifferenceSettings, ScenarioSettings
 from modelscape.records.stored import (
     DifferenceMeasurement,
@@ -307,9 +314,15 @@ class RunRecords(Tracing):
         cell = self._cells.get((target, case, key))
         if cell is None:
             return (), ()
-        starts, values, ids = self._metric(metric)
+        starts, values, rows = self._metric(metric)
         a, b = int(starts[cell[0]]), int(starts[cell[1]])
-        return tuple(values[a:b].tolist()), tuple(ids[a:b])
+        return tuple(values[a:b].tolist()), tuple(self.point_id_array.take(rows[a:b]).tolist())
+
+    @cached_property
+    def point_id_array(self) -> NDArray[np.object_]:
+        """Every point measurement's id (:attr:`point_columns` order) as an object array:
+        ids of many rows at once are one ``take``."""
+        return id_array(self._point_columns.ids)
 
     def cells_at(self, target: str, cases: Sequence[str], key: CoordinateKey) -> tuple[Rows, Rows]:
         """Each case's cell of ``target`` at ``key``: its number (-1: no successful output)
@@ -331,21 +344,22 @@ class RunRecords(Tracing):
 
     def case_points(
         self, metric: str, target: str, cases: Sequence[str], keys: Sequence[CoordinateKey]
-    ) -> tuple[Rows, NDArray[np.float64], list[str]]:
+    ) -> tuple[Rows, NDArray[np.float64], Rows]:
         """A point metric over many cells at once: for each case, its values at each key in
         turn (as :meth:`cell_points` gives them), laid end to end case after case.
 
-        Returns how many values each case has, the values, and their measurement ids.
+        Returns how many values each case has, the values, and their rows among the point
+        measurements (their ids are :attr:`point_id_array` at those rows).
         """
         numbers = self._grid.numbers(target, cases, keys)
-        starts, values, ids = self._metric(metric)
+        starts, values, rows = self._metric(metric)
         present = numbers >= 0
         safe = np.maximum(numbers, 0)
         first = np.where(present, starts[self._grid.starts[safe]], 0)
         last = np.where(present, starts[self._grid.stops[safe]], 0)
         positions = gather(first.ravel(), last.ravel())
         lengths: Rows = (last - first).sum(axis=1)
-        return lengths, values[positions], [ids[i] for i in positions.tolist()]
+        return lengths, values[positions], rows[positions]
 
     def cell_details(
         self, measure: str, target: str, case: str, key: CoordinateKey

@@ -61,9 +61,11 @@ def bootstrap_distribution(
     block = max(1, _BLOCK_ELEMENTS // cases)
     # Row sums as a product with ones (one BLAS call instead of a reduction), then / C, so
     # that a resample of equal values reproduces their mean exactly.
+    # Indexing by the narrow draws converts them in buffered chunks; ``take`` would first
+    # widen the whole block to 64 bits, which costs twice the time for the same values.
     ones = np.ones(cases)
     parts = [
-        per_case.take(draw_indices(cases, (min(block, resamples - start), cases), rng, widen=False))
+        per_case[draw_indices(cases, (min(block, resamples - start), cases), rng, widen=False)]
         @ ones
         for start in range(0, resamples, block)
     ]
@@ -208,7 +210,7 @@ def cluster_mean(
     if resamples < 1:
         raise AnalysisError(f"resamples must be >= 1 to draw a distribution, got {resamples}")
     draws = draw_indices(groups, (resamples, groups), rng, widen=False)
-    distribution = totals.take(draws).sum(axis=1) / sizes.take(draws).sum(axis=1)
+    distribution = totals[draws].sum(axis=1) / sizes[draws].sum(axis=1)
     estimate = float(per_unit.mean())
     jackknife = (
         (totals.sum() - totals) / (sizes.sum() - sizes) if groups > 1 else np.array([estimate])

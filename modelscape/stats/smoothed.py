@@ -176,16 +176,28 @@ class _Tabulated:
         across = np.einsum("ik,ukl,jl->uij", counts_a, distances, counts_b)
         inside_a = np.einsum("ik,ukl,il->ui", counts_a, distances, counts_a)
         inside_b = np.einsum("jk,ukl,jl->uj", counts_b, distances, counts_b)
-        self.values = excess_of_sums(across, inside_a[:, :, None], inside_b[:, None, :], n_a, n_b)
+        values = excess_of_sums(across, inside_a[:, :, None], inside_b[:, None, :], n_a, n_b)
+        units, size_a, size_b = values.shape
+        #: Each unit's table as one flat array: unit u's pair (i, j) at u·A·B + i·B + j.
+        self.values = np.ascontiguousarray(values).reshape(-1)
         self.cdf_a = _cdf(_probabilities(counts_a, log_a, model_a))
         self.cdf_b = _cdf(_probabilities(counts_b, log_b, model_b))
-        self.rows = np.arange(model_a.shape[0])[None, :]
+        self.width_b = size_b
+        # int32 offsets halve the index traffic; a table too large for them keeps intp.
+        kind = np.int32 if values.size < np.iinfo(np.int32).max else np.intp
+        self.starts = (np.arange(units, dtype=kind) * (size_a * size_b))[None, :]
 
     def draw(self, resamples: int, rng: np.random.Generator) -> FloatArray:
-        """Redrawn excesses (resamples, units): side a's draws first, then side b's."""
-        picked_a = _pick(self.cdf_a, resamples, rng)
-        picked_b = _pick(self.cdf_b, resamples, rng)
-        redrawn: FloatArray = self.values[self.rows, picked_a, picked_b]
+        """Redrawn excesses (resamples, units): side a's draws first, then side b's.
+
+        One flat ``take`` reads each unit's tabulated pair: the same values a fancy index of
+        the (units, A, B) table reads, without broadcasting three index arrays.
+        """
+        index = _counts(self.cdf_a, resamples, rng).astype(self.starts.dtype)
+        index *= self.width_b
+        index += self.starts
+        index += _counts(self.cdf_b, resamples, rng)
+        redrawn: FloatArray = self.values.take(index)
         return redrawn
 
 
@@ -224,9 +236,19 @@ def _pick(shifted: FloatArray, resamples: int, rng: np.random.Generator) -> IntA
     sorted array finds for it, bit for bit, and far cheaper than searching a million values
     when a unit has a handful.
     """
+    picked: IntArray = _counts(shifted, resamples, rng).astype(np.intp, copy=False)
+    return picked
+
+
+def _counts(
+    shifted: FloatArray, resamples: int, rng: np.random.Generator
+) -> IntArray | npt.NDArray[np.uint8]:
+    """:func:`_pick`'s indices as drawn: bytes when counted (at most :data:`_COUNTED` values
+    per unit), native integers when searched."""
     units, size = shifted.shape
-    offsets = np.arange(units, dtype=np.float64)[:, None]
-    uniforms = rng.random((resamples, units)) + offsets.T
+    uniforms = rng.random((resamples, units))
+    # In place: the same sums as adding into a new array, one allocation fewer.
+    uniforms += np.arange(units, dtype=np.float64)[None, :]
     if size > _COUNTED:
         found = np.searchsorted(shifted.ravel(), uniforms, side="right")
         # A uniform that rounds up into the next unit's range stays with its own last value.
@@ -236,11 +258,10 @@ def _pick(shifted: FloatArray, resamples: int, rng: np.random.Generator) -> IntA
     # Counted in bytes (at most _COUNTED values), which is what makes the count cheap.
     counted = np.zeros((resamples, units), dtype=np.uint8)
     reached = np.empty((resamples, units), dtype=np.bool_)
-    for value in range(size - 1):
-        np.greater_equal(uniforms, shifted[:, value], out=reached)
+    for column in np.ascontiguousarray(shifted[:, : size - 1].T):
+        np.greater_equal(uniforms, column, out=reached)
         counted += reached.view(np.uint8)
-    picked: IntArray = counted.astype(np.intp)
-    return picked
+    return counted
 
 
 def _noise(groups: Sequence[CaseGroup], resamples: int, rng: np.random.Generator) -> FloatArray:

@@ -11,9 +11,12 @@ import random
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from modelscape.analysis import cells
 from modelscape.analysis.cells import MeasureView, prepare
+from modelscape.analysis.ids import IdRows, first_occurrences
 from modelscape.analysis.profiles import _comparand
 from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
 from modelscape.records.grid import row_means
@@ -88,7 +91,8 @@ def test_prepared_at_once_equals_cell_by_cell(
 def test_case_points_are_the_cells_values_in_order(flaky: Results) -> None:
     records = flaky
     for target in records.targets:
-        lengths, values, ids = records.case_points("correct", target, records.cases, records.keys)
+        lengths, values, rows = records.case_points("correct", target, records.cases, records.keys)
+        ids = records.point_id_array.take(rows).tolist()
         expected_values: list[float] = []
         expected_ids: list[str] = []
         expected_lengths = []
@@ -151,3 +155,78 @@ def test_withins_at_once_equal_each_cells_within(flaky: Results, measure: str) -
                 for case in records.cases
             ]
             assert together == one_by_one
+
+
+def test_id_rows_name_the_ids_of_the_chosen_cases_in_order(flaky: Results) -> None:
+    records = flaky
+    coordinates = records.coordinates
+    rng = np.random.default_rng(4)
+    table = records.point_id_array
+    several = 0
+    for first, second, i, j in _pairs(records)[:40]:
+        comparand = _comparand(
+            first, "answer_change", "level", coordinates[i], coordinates[j], records.cases
+        )
+        found = prepare(
+            MeasureView(records, "answer_change"),
+            cells.Comparand(**{**comparand.__dict__, "second_target": second}),
+        )
+        several += len(found.blocks) > 1
+        for chosen in (None, rng.random(len(found.cases)) < 0.5):
+            picked = range(len(found.cases)) if chosen is None else np.flatnonzero(chosen)
+            rows = found.id_rows(chosen)
+            assert rows is not None
+            assert table.take(rows).tolist() == [i for k in picked for i in found.ids[k]]
+    assert several  # cases of several sizes, so the blocks interleave
+
+
+id_parts = st.lists(
+    st.one_of(
+        st.lists(st.integers(0, 59), max_size=30).map(lambda r: np.asarray(r, dtype=np.int64)),
+        st.lists(st.integers(0, 59), max_size=30).map(tuple),
+    ),
+    max_size=6,
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(id_parts, st.booleans())
+def test_ids_merged_over_rows_are_the_first_occurrences_of_the_ids(
+    flaky: Results, parts: list[np.ndarray | tuple[int, ...]], keep: bool
+) -> None:
+    registry = IdRows(flaky)
+    table = flaky.point_id_array
+    assert len(table) >= 60
+    given: list[np.ndarray | tuple[str, ...]] = []
+    for part in parts:
+        if isinstance(part, tuple):  # ids as text: known to the registry when it named them
+            rows = np.asarray(part, dtype=np.int64)
+            named = registry.named(rows) if len(part) % 2 else tuple(table.take(rows).tolist())
+            given.append(named)
+        else:
+            given.append(part)
+    expected = tuple(
+        dict.fromkeys(
+            i
+            for part in given
+            for i in (table.take(part).tolist() if isinstance(part, np.ndarray) else part)
+        )
+    )
+    known = all(isinstance(part, np.ndarray) or registry.rows(part) is not None for part in given)
+    merged = registry.unique(given, keep=keep)
+    assert merged == expected
+    if keep and known:  # kept with its rows, for a later merge to find
+        kept = registry.rows(merged)
+        assert kept is not None
+        assert table.take(kept).tolist() == list(merged)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=60), st.integers(41, 400))
+def test_first_occurrences_by_table_and_by_sorting_agree(values: list[int], bound: int) -> None:
+    rows = np.asarray(values, dtype=np.int64)
+    expected = list(dict.fromkeys(values))
+    by_table = first_occurrences(rows, 41)  # a table no larger than the rows: minimum.at
+    by_sorting = first_occurrences(rows, bound * 1000)  # far more points than rows: np.unique
+    assert by_table.tolist() == expected
+    assert by_sorting.tolist() == expected

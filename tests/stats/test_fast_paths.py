@@ -247,3 +247,88 @@ def test_compare_many_of_stacked_cases_equals_of_the_cases() -> None:
     plain = compare_many([("k", cases)], inference=inference)
     stacked = compare_many([("k", _stacked(cases))], inference=inference)
     assert plain == stacked
+
+
+def _plain_table_draw(table: smoothed._Tabulated, shape: tuple[int, int, int], resamples, rng):  # type: ignore[no-untyped-def]
+    """The redraw as a fancy index of the (units, A, B) table, as it was."""
+    picked_a = _plain_pick(table.cdf_a, resamples, rng)
+    picked_b = _plain_pick(table.cdf_b, resamples, rng)
+    rows = np.arange(shape[0])[None, :]
+    return table.values.reshape(shape)[rows, picked_a, picked_b]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 30), st.integers(2, 4), st.integers(1, 40), st.integers(0, 2**32 - 1))
+def test_a_flat_take_of_the_table_equals_the_fancy_index(
+    units: int, n_a: int, resamples: int, seed: int
+) -> None:
+    rng = np.random.default_rng(seed)
+    cases = _binary_cases((rng.random((units, n_a + 3)) < 0.4).astype(int).tolist(), n_a)
+    (group,) = group_cases(cases, key="t")
+    distances, model_a, model_b, _ = smoothed.unit_models(group.stack, group.n_a)
+    table = smoothed._Tabulated(distances, model_a, model_b, group.n_a, group.n_b)
+    width = model_a.shape[1]
+    shape = (
+        units,
+        len(smoothed._compositions(group.n_a, width)[0]),
+        len(smoothed._compositions(group.n_b, width)[0]),
+    )
+    fast = table.draw(resamples, np.random.default_rng(seed + 1))
+    plain = _plain_table_draw(table, shape, resamples, np.random.default_rng(seed + 1))
+    assert fast.tobytes() == plain.tobytes()
+
+
+matrices = st.integers(1, 4).flatmap(
+    lambda n: st.lists(
+        st.lists(
+            st.sampled_from([0.0, 1.0, 2.5, -1.0, -0.0, 1e-300, float("nan"), float("inf")]),
+            min_size=n * n,
+            max_size=n * n,
+        ),
+        min_size=1,
+        max_size=4,
+    ).map(lambda cells: np.asarray(cells, dtype=np.float64).reshape(len(cells), n, n))
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(matrices, st.booleans())
+def test_the_exact_check_passes_only_stacks_the_tolerant_checks_pass(
+    stack: np.ndarray, symmetrise: bool
+) -> None:
+    from modelscape.stats import excess
+
+    if symmetrise:  # most generated stacks would fail at once otherwise
+        stack = np.triu(stack, 1) + np.triu(stack, 1).transpose(0, 2, 1)
+    names = [f"case {i}" for i in range(len(stack))]
+    flat = stack.reshape(len(stack), -1)
+    if not excess._exact_distances(stack, flat):
+        return
+    # What the exact check lets through, the tolerant checks (alone) must let through too:
+    # an AnalysisError here fails the test.
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(excess, "_exact_distances", lambda *arguments: False)
+        excess._check_distances(stack, names)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ((0, 1, float("nan")), "NaN or infinite"),
+        ((0, 1, -1.0), "not symmetric"),
+        ((1, 1, 0.5), "nonzero diagonal"),
+    ],
+)
+def test_a_stack_that_is_no_distance_is_still_named(
+    change: tuple[int, int, float], message: str
+) -> None:
+    from modelscape.errors import AnalysisError
+    from modelscape.stats.excess import _check_distances
+
+    stack = np.zeros((3, 4, 4))
+    stack[:, 0, 1] = stack[:, 1, 0] = 1.0
+    row, column, value = change
+    stack[2, row, column] = value
+    with pytest.raises(AnalysisError, match=message) as raised:
+        _check_distances(stack, ["a", "b", "c"])
+    assert str(raised.value).startswith("c:")
