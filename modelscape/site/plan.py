@@ -83,7 +83,12 @@ def _summaries(
     read = dict(
         zip(
             unread,
-            forked_map(lambda n: _summary(content, content.runs[n]), unread, workers=count),
+            forked_map(
+                lambda n: _summary(content, content.runs[n]),
+                unread,
+                workers=count,
+                describe=lambda n: str(content.runs[n].report),
+            ),
             strict=True,
         )
     )
