@@ -176,8 +176,8 @@ class _Pool:
         """The answers ready now (waiting for one), each with its worker; a worker that died
         comes with None instead."""
         busy = [w for w in self.workers if w.held]
-        waiting: dict[object, _Worker] = {w.connection: w for w in busy}
-        sentinels: dict[object, _Worker] = {w.process.sentinel: w for w in busy}
+        waiting: dict[Any, _Worker] = {w.connection: w for w in busy}
+        sentinels: dict[Any, _Worker] = {w.process.sentinel: w for w in busy}
         for ready in wait([*waiting, *sentinels]):
             worker = waiting.get(ready)
             if worker is None:
