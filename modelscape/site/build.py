@@ -305,12 +305,12 @@ class _Build:
                 site, "sitemap.xml", sitemap(pages, config.base_url), result
             )
         records[".nojekyll"] = _generated(site, ".nojekyll", "", result)
-        key: str | None = self.key
+        key = self.key
         if self.pagefind:
             made_index = pagefind_outputs(site, records, manifest.outputs, result)
             records.update(made_index)
-            if not made_index:  # Pagefind failed: the next build tries again
-                key = None
+            if not made_index:  # Pagefind failed: a key no plan has, so the next build tries
+                key += ":incomplete"  # again (and still reads the pages file of this one)
         result.notes.extend(self._notes())
         # Last, once every output is known: the files of outputs the plan no longer has (and
         # an old Pagefind index's chunks) go.
