@@ -161,12 +161,16 @@ class _Pool:
     def __init__(self, work: Callable[[int], Any], workers: int) -> None:
         context = multiprocessing.get_context("fork")
         self.workers: list[_Worker] = []
-        for _ in range(workers):
-            ours, theirs = context.Pipe()
-            process = context.Process(target=_serve, args=(work, theirs), daemon=True)
-            process.start()
-            theirs.close()  # so that a dead worker's pipe reads as closed here
-            self.workers.append(_Worker(process, ours, []))
+        try:
+            for _ in range(workers):
+                ours, theirs = context.Pipe()
+                process = context.Process(target=_serve, args=(work, theirs), daemon=True)
+                process.start()
+                theirs.close()  # so that a dead worker's pipe reads as closed here
+                self.workers.append(_Worker(process, ours, []))
+        except BaseException:  # a fork refused (no memory left): end those already started
+            self.close()
+            raise
 
     def send(self, worker: _Worker, chunk: list[tuple[int, int]] | None) -> None:
         worker.held.extend(position for position, _ in chunk or [])
