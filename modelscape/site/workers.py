@@ -47,6 +47,8 @@ T = TypeVar("T")
 PARALLEL_MINIMUM = 200
 #: Reading a report, or making its page, costs about as much as this many markdown pages.
 REPORT_COST = 10
+#: How long a worker whose pipe has closed is given to be reaped, so its status can be told.
+_REAPED_SECONDS = 30
 
 
 @dataclass(frozen=True)
@@ -117,7 +119,9 @@ def _serve(work: Callable[[int], Any], connection: Connection) -> None:
 
 def _death(process: BaseProcess) -> str:
     """How a worker ended, in words: the signal that killed it or its exit status."""
-    process.join(1)
+    # Its pipe has closed or its sentinel fired, so it has ended or is ending; on a loaded
+    # machine the exit can take a while to be reaped, and the status is what the user needs.
+    process.join(_REAPED_SECONDS)
     code = process.exitcode
     if code is not None and code < 0:
         try:

@@ -191,8 +191,10 @@ def test_a_worker_that_dies_stops_the_map_naming_what_it_held(
     )
     with pytest.raises(SiteError, match=f"{said}.* while making page 217") as raised:
         made.extend(values)
-    # Every value before the dead one came back, in order; none after it.
-    assert made == [index * index for index in range(100, 217)]
+    # Values came back in order, and none from the dead page on (the death may be seen
+    # while an earlier page is still being made by the other worker).
+    assert made == [index * index for index in range(100, 100 + len(made))]
+    assert len(made) <= 217 - 100
     assert "a site worker (process " in str(raised.value)
     # No worker is left behind.
     assert multiprocessing.active_children() == []
