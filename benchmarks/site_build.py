@@ -33,11 +33,13 @@ import shutil
 import sqlite3
 import tempfile
 import time
+from contextlib import closing
 from pathlib import Path
 
 from modelscape.pages.page import PLOTLY_FILE
 from modelscape.report import Report
 from modelscape.site import build_site
+from modelscape.store.sqlite import SQLiteStore
 
 CONTENT = Path(__file__).resolve().parent.parent / "content"
 COLD_BUDGET = 60.0
@@ -63,8 +65,14 @@ def _paragraph(rng: random.Random, number: int) -> str:
     return " ".join(sentences) + f" Marker{number:05d}."
 
 
-def make_content(folder: Path, *, pages: int, reports: int, models: int) -> int:
-    """The synthetic content folder; returns the number of markdown pages it holds."""
+def make_content(
+    folder: Path, *, pages: int, reports: int, models: int, snapshots: bool = True
+) -> int:
+    """The synthetic content folder; returns the number of markdown pages it holds.
+
+    With ``snapshots``, each store copy keeps a snapshot of its run, as every store a run of
+    this version writes does (the shipped reference stores predate them).
+    """
     shutil.copyfile(CONTENT / "site.yaml", folder / "site.yaml")
     shutil.copytree(CONTENT / "specs", folder / "specs")
     shutil.copytree(CONTENT / "pages", folder / "pages")
@@ -81,6 +89,9 @@ def make_content(folder: Path, *, pages: int, reports: int, models: int) -> int:
         store = folder / "stores" / f"{run.name}-{group:03d}.db"
         if not store.exists():
             _renamed_store(run / "store.db", store, renames)
+            if snapshots:
+                with closing(SQLiteStore(store)) as copy:
+                    copy.snapshot(report.experiment)
         target = folder / "runs" / f"{run.name}-{number:04d}"
         target.mkdir(parents=True)
         # A link inside the content folder, which the build follows: one store per group.
@@ -167,6 +178,9 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=None, help="render processes")
     parser.add_argument("--browser", action="store_true", help="bytes fetched per query")
     parser.add_argument("--keep", type=Path, default=None, help="keep the site in this folder")
+    parser.add_argument(
+        "--no-snapshots", action="store_true", help="stores without snapshots (as before 024)"
+    )
     arguments = parser.parse_args()
     with tempfile.TemporaryDirectory() as temporary:
         content = Path(temporary) / "content"
@@ -176,7 +190,11 @@ def main() -> None:
         content.mkdir()
         made = time.perf_counter()
         markdown = make_content(
-            content, pages=arguments.pages, reports=arguments.reports, models=arguments.models
+            content,
+            pages=arguments.pages,
+            reports=arguments.reports,
+            models=arguments.models,
+            snapshots=not arguments.no_snapshots,
         )
         made = time.perf_counter() - made
         workers = arguments.workers
@@ -213,7 +231,10 @@ def _report(arguments, site, markdown, made, cold, warm, one) -> None:  # type: 
     total, files = _bytes(site)
     size, name = _largest(site, ".html")
     index = (site / "assets" / "search-index.js").read_bytes()
-    print(f"content made     {made:6.2f} s   ({markdown} markdown pages generated)")
+    stores = "without snapshots" if arguments.no_snapshots else "with snapshots"
+    print(
+        f"content made     {made:6.2f} s   ({markdown} markdown pages generated, stores {stores})"
+    )
     print(f"pages            {cold.pages} ({', '.join(f'{k} {v}' for k, v in kinds.items())})")
     print(f"workers          {cold.workers} (of {os.cpu_count()} cores)")
     print(

@@ -27,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import modelscape
+from modelscape import __version__
 from modelscape.site.config import SiteError
 from modelscape.site.confine import OutputFolder
 from modelscape.site.content import Content, FileHashes, discover
@@ -43,7 +44,7 @@ from modelscape.site.manifest import (
 )
 from modelscape.site.plan import plan
 from modelscape.site.render import ASSETS
-from modelscape.site.search import pagefind_installed, pagefind_outputs
+from modelscape.site.search import pagefind_installed, pagefind_outputs, pagefind_version
 from modelscape.site.staging import staged
 from modelscape.site.theme import Theme
 from modelscape.site.workers import make_all, worker_count
@@ -75,11 +76,16 @@ def _labels(root: Path, theme: Theme) -> Callable[[Path], str]:
         ("modelscape", Path(modelscape.__file__).parent),
     )
 
+    # Compared as text, as Path.is_relative_to does (both are lexical), but without making
+    # a Path for each of the ten thousand files of a large site.
+    prefixes = [(name, os.fspath(base).rstrip(os.sep) + os.sep) for name, base in bases]
+
     def label(path: Path) -> str:
-        for name, base in bases:
-            if path.is_relative_to(base):
-                return f"{name}:{path.relative_to(base).as_posix()}"
-        return "file:" + hashlib.sha256(os.fspath(path).encode()).hexdigest()[:20]
+        text = os.fspath(path)
+        for name, prefix in prefixes:
+            if text.startswith(prefix):
+                return f"{name}:{Path(text[len(prefix) :]).as_posix()}"
+        return "file:" + hashlib.sha256(text.encode()).hexdigest()[:20]
 
     return label
 
@@ -130,9 +136,9 @@ def build_site(
 
     The site is built in a folder beside ``output`` and moved into its place only when the
     build succeeds (see :mod:`modelscape.site.staging`): a build that fails, strictly or
-    otherwise, leaves ``output`` as it was. Without a base URL there is no ``sitemap.xml``
-    (its addresses must be absolute); the build says so in ``notes``, which ``strict``
-    does not count.
+    otherwise, leaves ``output`` as it was. A build that finds nothing to make or remove
+    writes nothing at all. Without a base URL there is no ``sitemap.xml`` (its addresses
+    must be absolute); the build says so in ``notes``, which ``strict`` does not count.
 
     The content is not trusted (see :mod:`modelscape.site.confine`): nothing outside the
     content folder is read, nothing outside ``output`` is written or removed, and theme
@@ -146,104 +152,175 @@ def build_site(
     root, folder = Path(content), Path(output)
     found = discover(root, base_url=base_url)
     _check_folders(root, folder, found.config.theme)
-    with staged(folder) as stage:
-        result = _build(found, stage, force=force, max_file_mb=max_file_mb, workers=workers)
-        result.output = folder
-        if strict and result.warnings:
-            raise SiteError(
-                f"{len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''} "
-                "(--strict), nothing written:\n  - " + "\n  - ".join(result.warnings)
-            )
+    limit = max_file_mb if max_file_mb is not None else found.config.max_file_mb
+    # Planned against the output folder as it is, which the staged copy starts from.
+    build = _Build(found, folder, force=force, limit=limit, workers=workers)
+    result = build.unchanged()
+    if result is not None:
+        _refuse_warnings(result, strict)
+    else:
+        with staged(folder) as stage:
+            result = build.write(stage)
+            result.output = folder
+            _refuse_warnings(result, strict)
     result.seconds = time.perf_counter() - started
     return result
 
 
-def _build(
-    found: Content,
-    folder: Path,
-    *,
-    force: bool,
-    max_file_mb: float | None,
-    workers: int | None,
-) -> BuildResult:
-    """The build itself, into ``folder`` (the staged copy of the output folder)."""
-    root = found.root
-    site_theme = root / found.config.theme if found.config.theme else None
-    theme = Theme(site_theme, content=root)
-    manifest = Manifest() if force else Manifest.load(folder)
-    hashes = FileHashes(manifest.files, label=_labels(root, theme))
-    result = BuildResult(folder, warnings=list(found.warnings))
-    pagefind = pagefind_installed()
-    jobs, summaries = plan(
-        found, theme, hashes, manifest, result.warnings, pagefind=pagefind, workers=workers
-    )
-    site = OutputFolder(folder)
-    site.create()
-    records: dict[str, OutputRecord] = {}
-    todo = []
-    for number, job in enumerate(jobs):
-        known = manifest.outputs.get(job.path)
+def _refuse_warnings(result: BuildResult, strict: bool) -> None:
+    if strict and result.warnings:
+        raise SiteError(
+            f"{len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''} "
+            "(--strict), nothing written:\n  - " + "\n  - ".join(result.warnings)
+        )
+
+
+class _Build:
+    """One build: planned against the output folder as it is, then written into its staged
+    copy, unless nothing would change."""
+
+    def __init__(
+        self, found: Content, folder: Path, *, force: bool, limit: float, workers: int | None
+    ) -> None:
+        self.found, self.folder, self.limit, self.requested = found, folder, limit, workers
+        root = found.root
+        site_theme = root / found.config.theme if found.config.theme else None
+        self.theme = Theme(site_theme, content=root)
+        self.manifest = Manifest() if force else Manifest.load(folder)
+        self.hashes = FileHashes(self.manifest.files, label=_labels(root, self.theme))
+        self.result = BuildResult(folder, warnings=list(found.warnings))
+        self.pagefind = pagefind_installed()
+        self.jobs, self.summaries = plan(
+            found,
+            self.theme,
+            self.hashes,
+            self.manifest,
+            self.result.warnings,
+            pagefind=self.pagefind,
+            workers=workers,
+        )
+        # What decides every output and site-wide file: when it is the last build's, and its
+        # files are all there, there is nothing to make.
+        self.key = digest_of(
+            __version__,
+            [(job.path, job.digest) for job in self.jobs],
+            found.config.model_dump(mode="json"),
+            limit,
+            pagefind_version() if self.pagefind else None,
+        )
+
+    def _notes(self) -> list[str]:
+        notes = []
+        if self.found.config.base_url is None:
+            notes.append(
+                "sitemap.xml left out: its addresses must be absolute; give the site's public "
+                "address with --base-url or base_url in site.yaml"
+            )
+        if not self.pagefind:
+            notes.append(
+                "search: Pagefind is not installed, so the search page uses the single-script "
+                "index only (pip install 'modelscape-map[search]' adds an index that loads per "
+                "query when the site is served)"
+            )
+        return notes
+
+    def unchanged(self) -> BuildResult | None:
+        """The result of a build that has nothing to write, or None if it has something.
+
+        Nothing to write means: the same key as the last build, the same input files and
+        run summaries (else the manifest's caches change), and every output still there.
+        """
+        manifest, result = self.manifest, self.result
         if (
-            known is not None
-            and known.digest == job.digest
-            and all(site.size(p) is not None for p in (job.path, *known.files))
+            manifest.key != self.key
+            or self.hashes.seen != manifest.files
+            or self.summaries != manifest.summaries
         ):
-            records[job.path] = known
-            records.update({p: OutputRecord(job.digest) for p in known.files})
-            result.reused.extend([job.path, *known.files])
-            result.warnings.extend(restored(known.warnings, root))
-        else:
-            todo.append(number)
-    # The templates are compiled once, here, so forked workers inherit them.
-    _ = theme.environment
-    result.workers = worker_count(workers, len(todo))
-    made_records: dict[str, OutputRecord] = {}
-    for number, made in make_all(jobs, todo, result.warnings, workers=result.workers):
-        job = jobs[number]
-        site.write(job.path, made.data)
-        for path, full in made.files.items():
-            site.write(path, full)
-            made_records[path] = OutputRecord(job.digest)
-        data = made.data
-        links = links_of(data) if isinstance(data, str) and job.path.endswith(".html") else []
-        result.warnings.extend(made.warnings)
-        met = portable(made.warnings, root)
-        made_records[job.path] = OutputRecord(
-            job.digest, links, made.title, made.text, met, sorted(made.files)
+            return None
+        site = OutputFolder(self.folder)
+        listed: list[str] = []
+        for job in self.jobs:
+            known = manifest.outputs.get(job.path)
+            if known is None or known.digest != job.digest:
+                return None
+            listed.extend([job.path, *known.files])
+            result.warnings.extend(restored(known.warnings, self.found.root))
+        listed.extend(sorted(set(manifest.outputs) - set(listed)))
+        if any(site.size(path) is None for path in listed):
+            return None
+        result.reused.extend(listed)
+        result.warnings.extend(restored(manifest.checks, self.found.root))
+        result.notes.extend(self._notes())
+        return result
+
+    def write(self, folder: Path) -> BuildResult:
+        """Make what changed into ``folder`` (the staged copy of the output folder)."""
+        found, manifest, result, jobs = self.found, self.manifest, self.result, self.jobs
+        root = found.root
+        manifest.read_pages(self.folder)
+        site = OutputFolder(folder)
+        site.create()
+        records: dict[str, OutputRecord] = {}
+        todo = []
+        for number, job in enumerate(jobs):
+            known = manifest.outputs.get(job.path)
+            if (
+                known is not None
+                and known.digest == job.digest
+                and all(site.size(p) is not None for p in (job.path, *known.files))
+            ):
+                records[job.path] = known
+                records.update({p: OutputRecord(job.digest) for p in known.files})
+                result.reused.extend([job.path, *known.files])
+                result.warnings.extend(restored(known.warnings, root))
+            else:
+                todo.append(number)
+        # The templates are compiled once, here, so forked workers inherit them.
+        _ = self.theme.environment
+        result.workers = worker_count(self.requested, len(todo))
+        made_records: dict[str, OutputRecord] = {}
+        for number, made in make_all(jobs, todo, result.warnings, workers=result.workers):
+            job = jobs[number]
+            site.write(job.path, made.data)
+            for path, full in made.files.items():
+                site.write(path, full)
+                made_records[path] = OutputRecord(job.digest)
+            data = made.data
+            links = links_of(data) if isinstance(data, str) and job.path.endswith(".html") else []
+            result.warnings.extend(made.warnings)
+            met = portable(made.warnings, root)
+            made_records[job.path] = OutputRecord(
+                job.digest, links, made.title, made.text, met, sorted(made.files)
+            )
+            result.rendered.extend([job.path, *sorted(made.files)])
+        # Every reader of the records sorts them, so which process made a page does not show.
+        records.update(made_records)
+        config = found.config
+        pages = [p for p in records if p.endswith(".html") and p not in _UNLISTED]
+        records[f"{ASSETS}/search-index.js"] = _generated(
+            site, f"{ASSETS}/search-index.js", search_index(records), result
         )
-        result.rendered.extend([job.path, *sorted(made.files)])
-    # Every reader of the records sorts them, so which process made a page does not show.
-    records.update(made_records)
-    config = found.config
-    pages = [p for p in records if p.endswith(".html") and p not in _UNLISTED]
-    records[f"{ASSETS}/search-index.js"] = _generated(
-        site, f"{ASSETS}/search-index.js", search_index(records), result
-    )
-    if config.base_url is not None:
-        records["sitemap.xml"] = _generated(
-            site, "sitemap.xml", sitemap(pages, config.base_url), result
+        if config.base_url is not None:
+            records["sitemap.xml"] = _generated(
+                site, "sitemap.xml", sitemap(pages, config.base_url), result
+            )
+        records[".nojekyll"] = _generated(site, ".nojekyll", "", result)
+        key = self.key
+        if self.pagefind:
+            made_index = pagefind_outputs(site, records, manifest.outputs, result)
+            records.update(made_index)
+            if not made_index:  # Pagefind failed: a key no plan has, so the next build tries
+                key += ":incomplete"  # again (and still reads the pages file of this one)
+        result.notes.extend(self._notes())
+        # Last, once every output is known: the files of outputs the plan no longer has (and
+        # an old Pagefind index's chunks) go.
+        for path in sorted(set(manifest.outputs) - set(records)):
+            if site.remove(path):
+                result.removed.append(path)
+        checks = broken_links(records, config.base_path)
+        checks.extend(_too_large(site, list(records), self.limit))
+        result.warnings.extend(checks)
+        Manifest(records, self.hashes.seen, self.summaries, key, portable(checks, root)).save(
+            folder
         )
-    else:
-        result.notes.append(
-            "sitemap.xml left out: its addresses must be absolute; give the site's public "
-            "address with --base-url or base_url in site.yaml"
-        )
-    records[".nojekyll"] = _generated(site, ".nojekyll", "", result)
-    if pagefind:
-        records.update(pagefind_outputs(site, records, manifest.outputs, result))
-    else:
-        result.notes.append(
-            "search: Pagefind is not installed, so the search page uses the single-script "
-            "index only (pip install 'modelscape-map[search]' adds an index that loads per "
-            "query when the site is served)"
-        )
-    # Last, once every output is known: the files of outputs the plan no longer has (and an
-    # old Pagefind index's chunks) go.
-    for path in sorted(set(manifest.outputs) - set(records)):
-        if site.remove(path):
-            result.removed.append(path)
-    result.warnings.extend(broken_links(records, config.base_path))
-    limit = max_file_mb if max_file_mb is not None else config.max_file_mb
-    result.warnings.extend(_too_large(site, list(records), limit))
-    Manifest(records, hashes.seen, summaries).save(folder)
-    return result
+        return result

@@ -15,8 +15,9 @@ in its environment, so nothing in it is taken at its word:
 from __future__ import annotations
 
 import os
+import re
 import stat
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from modelscape.site.config import SiteError
 
@@ -31,6 +32,10 @@ def is_inside(path: Path, folder: Path) -> bool:
         return False
 
 
+#: Characters a site path may not hold: control characters, backslashes and DEL.
+_REFUSED = re.compile(r"[\x00-\x1f\\\x7f]")
+
+
 def site_path(path: object) -> str | None:
     """``path`` as a clean relative POSIX path inside a site, or None if it could leave it.
 
@@ -39,12 +44,13 @@ def site_path(path: object) -> str | None:
     """
     if not isinstance(path, str) or not path or len(path) > 1024:
         return None
-    if any(ord(c) < 0x20 or c in "\\\x7f" for c in path) or ":" in path.split("/")[0]:
+    if _REFUSED.search(path) or ":" in path.split("/")[0]:
         return None
     parts = path.split("/")
     if any(part in ("", ".", "..") for part in parts):
         return None
-    return str(PurePosixPath(*parts))
+    # With no empty, "." or ".." part there is nothing left to normalise: the path is clean.
+    return path
 
 
 def content_files(

@@ -30,7 +30,7 @@ import yaml
 
 from modelscape._yaml import describe, read_yaml
 from modelscape.site.config import SiteConfig, SiteError, load_config
-from modelscape.site.confine import content_files, is_inside, site_path
+from modelscape.site.confine import content_files, site_path
 
 __all__ = [
     "PUBLISHED_SUFFIXES",
@@ -154,8 +154,16 @@ def internal(path: Path) -> bool:
 
 
 def _inside(path: Path, root: Path, warnings: list[str], what: str) -> bool:
-    """Whether ``path`` stays inside the content folder; if not, warn that it is skipped."""
-    if is_inside(path, root):
+    """Whether ``path`` stays inside the content folder; if not, warn that it is skipped.
+
+    ``root`` is the content folder already resolved (a thousand runs check four files each,
+    and resolving the folder again for each is most of the cost).
+    """
+    try:
+        inside = path.resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # a link loop
+        inside = False
+    if inside:
         return True
     warnings.append(
         f"{path}: a link that leaves the content folder; {what} (links may point only to "
@@ -165,7 +173,8 @@ def _inside(path: Path, root: Path, warnings: list[str], what: str) -> bool:
 
 
 def _store_of(run: Path, root: Path, warnings: list[str]) -> Path | None:
-    """The run's store: ``store.db``, else the folder's one ``*.db`` file, kept inside root."""
+    """The run's store: ``store.db``, else the folder's one ``*.db`` file, kept inside root
+    (resolved)."""
     preferred = run / "store.db"
     if preferred.exists() or preferred.is_symlink():
         candidates = [preferred]
@@ -191,25 +200,26 @@ def _store_of(run: Path, root: Path, warnings: list[str]) -> Path | None:
     return store
 
 
-def _runs(root: Path, warnings: list[str]) -> list[RunFolder]:
+def _runs(root: Path, real: Path, warnings: list[str]) -> list[RunFolder]:
+    """The run folders of ``root`` (resolved: ``real``) that have a report."""
     folder = root / "runs"
     found: list[RunFolder] = []
     if not folder.is_dir():
         return found
     for run in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        if not _inside(run, root, warnings, "skipped"):
+        if not _inside(run, real, warnings, "skipped"):
             continue
         report = run / "report.json"
         if not report.is_file():
             warnings.append(f"{run}: no report.json (make it with `modelscape report -o`)")
             continue
-        if not _inside(report, root, warnings, "the run is skipped"):
+        if not _inside(report, real, warnings, "the run is skipped"):
             continue
-        store = _store_of(run, root, warnings)
+        store = _store_of(run, real, warnings)
         notes: Path | None = run / "README.md"
         if notes is not None and not notes.is_file():
             notes = None
-        if notes is not None and not _inside(notes, root, warnings, "its notes are left out"):
+        if notes is not None and not _inside(notes, real, warnings, "its notes are left out"):
             notes = None
         found.append(RunFolder(run.name, report, store, notes))
     return found
@@ -222,7 +232,7 @@ def _specs(root: Path, warnings: list[str]) -> dict[str, Path]:
     if not folder.is_dir():
         return specs
     for path in sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]):
-        if not _inside(path, root, warnings, "skipped"):
+        if not _inside(path, root.resolve(), warnings, "skipped"):
             continue
         try:
             data = read_yaml(path)
@@ -280,7 +290,7 @@ def discover(root: Path, *, base_url: str | None = None) -> Content:
         root=root,
         config=config,
         specs=_specs(root, warnings),
-        runs=_runs(root, warnings),
+        runs=_runs(root, root.resolve(), warnings),
         pages=pages,
         files=files,
         warnings=warnings,

@@ -2,11 +2,14 @@
 
 The manifest (``.modelscape-manifest.json`` in the output folder) maps each output file to the
 hash of everything it was made from (its input files, the theme, the site settings and the
-modelscape version), with the links it holds and its search entry. A rebuild renders only the
-outputs whose hash changed, and reuses the rest of the record: the search index, the sitemap
-and the link check cover every page without reading any page back.
-It also keeps the hash of every input file by size and modification time, and a summary of
-each report by the hash of its file, so a rebuild with nothing changed reads almost nothing.
+modelscape version). A rebuild renders only the outputs whose hash changed. Each page's links
+and search entry are kept beside it, in ``.modelscape-pages.json``, so that the search index,
+the sitemap and the link check cover every page without reading any page back; that file is
+read only by a build that has something to write, since a rebuild with nothing changed needs
+none of it.
+The manifest also keeps the hash of every input file by size and modification time, a summary
+of each report by the hash of its file, and the key of the whole site with the warnings of its
+site-wide checks, so a rebuild with nothing changed reads almost nothing and writes nothing.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from modelscape.site.confine import site_path
 
 __all__ = [
     "MANIFEST",
+    "PAGES",
     "Manifest",
     "OutputRecord",
     "broken_links",
@@ -39,8 +43,11 @@ __all__ = [
 
 #: The manifest's file name inside the output folder.
 MANIFEST = ".modelscape-manifest.json"
+#: The file beside it with each page's links and search entry.
+PAGES = ".modelscape-pages.json"
 #: 2: run summaries keep undefined quantities and are keyed by report and store.
-_FORMAT = 2
+#: 3: links and search entries in PAGES; the site's key and the warnings of its checks.
+_FORMAT = 3
 KEYS = ("outputs", "files", "summaries")
 _LINK = re.compile(r"""\s(?:href|src)="([^"]*)\"""")
 
@@ -59,36 +66,47 @@ class OutputRecord:
     files: list[str] = field(default_factory=list)
 
     def data(self) -> dict[str, Any]:
-        """The record as JSON data."""
+        """The record as the manifest keeps it (its links and search entry are in
+        :meth:`page_data`)."""
         entry: dict[str, Any] = {"digest": self.digest}
-        if self.links:
-            entry["links"] = self.links
-        if self.title is not None:
-            entry["title"] = self.title
-            entry["text"] = self.text
         if self.warnings:
             entry["warnings"] = self.warnings
         if self.files:
             entry["files"] = self.files
         return entry
 
+    def page_data(self) -> dict[str, Any] | None:
+        """The record's links and search entry as JSON data, or None if it has neither."""
+        entry: dict[str, Any] = {}
+        if self.links:
+            entry["links"] = self.links
+        if self.title is not None:
+            entry["title"] = self.title
+            entry["text"] = self.text
+        return entry or None
+
     @classmethod
     def read(cls, entry: object) -> OutputRecord:
-        """A record from its JSON data; ValueError if it is not one this build wrote."""
+        """A record from the manifest's data; ValueError if it is not one this build wrote."""
         if not isinstance(entry, dict) or not isinstance(entry.get("digest"), str):
             raise ValueError("an output without its digest")
-        title = entry.get("title")
         record = cls(
             entry["digest"],
-            _texts(entry.get("links", [])),
-            title if isinstance(title, str) else None,
-            str(entry.get("text", "")),
-            _texts(entry.get("warnings", [])),
-            _texts(entry.get("files", [])),
+            warnings=_texts(entry.get("warnings", [])),
+            files=_texts(entry.get("files", [])),
         )
         if any(site_path(path) is None for path in record.files):
             raise ValueError("a file outside the output folder")
         return record
+
+    def add_page(self, entry: object) -> None:
+        """Add the links and search entry kept in the pages file; ValueError if malformed."""
+        if not isinstance(entry, dict):
+            raise ValueError("a page entry that is not an object")
+        title = entry.get("title")
+        self.links = _texts(entry.get("links", []))
+        self.title = title if isinstance(title, str) else None
+        self.text = str(entry.get("text", ""))
 
 
 def _texts(value: object) -> list[str]:
@@ -99,11 +117,19 @@ def _texts(value: object) -> list[str]:
 
 @dataclass
 class Manifest:
-    """What the last build made, and the caches a rebuild starts from."""
+    """What the last build made, and the caches a rebuild starts from.
+
+    ``key`` is the hash of the whole site as the last build planned it (every output with its
+    hash, and what decides the site-wide files), and ``checks`` the warnings its site-wide
+    checks gave (broken links, files too large): a build whose plan has the same key, and
+    whose files are all there, has nothing to make and repeats those warnings.
+    """
 
     outputs: dict[str, OutputRecord] = field(default_factory=dict)
     files: dict[str, list[object]] = field(default_factory=dict)
     summaries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    key: str | None = None
+    checks: list[str] = field(default_factory=list)
 
     @classmethod
     def load(cls, folder: Path) -> Manifest:
@@ -135,26 +161,58 @@ class Manifest:
                 valid = isinstance(known, list) and len(known) == 3
                 if not valid or not all(isinstance(part, int | str) for part in known):
                     raise ValueError(f"a file hash that is not [size, time, digest]: {key!r}")
+            site_key, checks = data.get("key"), _texts(data.get("checks", []))
         except ValueError:
             return cls()
-        return cls(outputs, dict(files), dict(summaries))
+        site_key = site_key if isinstance(site_key, str) else None
+        return cls(outputs, dict(files), dict(summaries), site_key, checks)
+
+    def read_pages(self, folder: Path) -> None:
+        """Add every output's links and search entry from the pages file beside the manifest.
+
+        The file must have been written with this manifest (the same key): otherwise, or if
+        it is missing or corrupt, the outputs are forgotten, and every page is made again.
+        """
+        try:
+            data = json.loads((folder / PAGES).read_text(encoding="utf-8"))
+            if not isinstance(data, dict) or data.get("key") != self.key or self.key is None:
+                raise ValueError("a pages file of another build")
+            pages = data.get("pages")
+            if not isinstance(pages, dict):
+                raise ValueError("not a pages file")
+            for path, entry in pages.items():
+                if path in self.outputs:
+                    self.outputs[path].add_page(entry)
+        except (OSError, ValueError, RecursionError):
+            self.outputs = {}
 
     def save(self, folder: Path) -> None:
-        """Write the manifest (atomically: a crash leaves the old one or the new one)."""
+        """Write the manifest and the pages file (each atomically: a crash leaves the old one
+        or the new one; the build's staging makes the pair one change)."""
+        outputs = sorted(self.outputs.items())
+        pages = {path: data for path, record in outputs if (data := record.page_data())}
+        _write(folder / PAGES, {"format": _FORMAT, "key": self.key, "pages": pages})
         data = {
             "format": _FORMAT,
             "modelscape": __version__,
-            "outputs": {path: record.data() for path, record in sorted(self.outputs.items())},
+            "key": self.key,
+            "checks": self.checks,
+            "outputs": {path: record.data() for path, record in outputs},
             "files": self.files,
             "summaries": self.summaries,
         }
-        temporary = folder / (MANIFEST + ".tmp")
-        # Never write through a link (or a file hard-linked with the published site) left in
-        # the output folder: start from no file at all.
-        if temporary.is_symlink() or temporary.exists():
-            temporary.unlink()
-        temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
-        os.replace(temporary, folder / MANIFEST)
+        _write(folder / MANIFEST, data)
+
+
+def _write(path: Path, data: dict[str, Any]) -> None:
+    """Write JSON data to ``path`` through a temporary file moved into its place."""
+    temporary = path.with_name(path.name + ".tmp")
+    # Never write through a link (or a file hard-linked with the published site) left in
+    # the output folder: start from no file at all.
+    if temporary.is_symlink() or temporary.exists():
+        temporary.unlink()
+    temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+    os.replace(temporary, path)
 
 
 def links_of(page: str) -> list[str]:

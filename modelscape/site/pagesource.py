@@ -6,10 +6,12 @@ page's inputs changed, so a report is read, its store opened and its page render
 
 from __future__ import annotations
 
+import os
 import posixpath
 from collections.abc import Callable
-from functools import partial
+from functools import cached_property, partial
 from importlib import resources
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from modelscape.errors import ModelscapeError
@@ -19,6 +21,7 @@ from modelscape.pages.page import STYLESHEET
 from modelscape.pages.report import load_outputs
 from modelscape.report.report import Report
 from modelscape.results.results import Results
+from modelscape.scenario import Scenario
 from modelscape.site.catalog import Catalog
 from modelscape.site.content import Content, PageSource, RunFolder
 from modelscape.site.embeds import Embeds, RunData
@@ -38,7 +41,7 @@ from modelscape.site.views import (
     SiteScenarioPage,
 )
 from modelscape.specs import available, load_spec, shipped_path
-from modelscape.specs.registry import registered_scenario
+from modelscape.specs.registry import GROUP, registered_scenario
 
 __all__ = ["Made", "PageMaker", "search_text"]
 
@@ -67,6 +70,11 @@ def search_text(text: str) -> str:
     return (head + " … " + " ".join(words))[:_TEXT_LIMIT]
 
 
+#: The observations a process keeps loaded for the pages that show the same runs: a few
+#: runs of a real model, or a few hundred of a reference target's.
+KEPT_OBSERVATIONS = 200_000
+
+
 class PageMaker:
     """Makes the pages of one build; warnings met while making them go to ``warnings``."""
 
@@ -89,8 +97,12 @@ class PageMaker:
         self.pagefind = False
         #: Each run's outputs, read once for all the pages that embed its results.
         self._results: dict[str, Results | None] = {}
+        #: Runs' outputs read from stores, by store file and experiment (see :meth:`outputs`).
+        self._kept: dict[tuple[str, int, int, str], Results] = {}
+        #: Scenarios registered by installed packages, by name, looked up once per build.
+        self._registered: dict[str, Scenario | None] = {}
         for run in catalog.runs.values():
-            if self.spec_of(run.scenario) is None and registered_scenario(run.scenario) is None:
+            if self.spec_of(run.scenario) is None and self.registered(run.scenario) is None:
                 warnings.append(
                     f"{content.root / 'runs' / run.run}: its spec {run.scenario!r} is missing: "
                     f"add it to {content.root / 'specs'} to show the scenario's variants"
@@ -113,6 +125,22 @@ class PageMaker:
             return shipped_path(scenario)
         return None
 
+    def registered(self, name: str) -> Scenario | None:
+        """The scenario an installed package registers under ``name``, or None.
+
+        Each lookup lists the installed packages' entry points (~10 ms), and a site has a
+        thousand runs of a few dozen scenarios, so each name is looked up once per build;
+        a name no entry point has is answered from one listing of them all.
+        """
+        if name not in self._registered:
+            listed = self._registered_names
+            self._registered[name] = registered_scenario(name) if name in listed else None
+        return self._registered[name]
+
+    @cached_property
+    def _registered_names(self) -> frozenset[str]:
+        return frozenset(entry.name for entry in entry_points(group=GROUP))
+
     # -- pages -----------------------------------------------------------------------------------
     def method_page(self) -> str | None:
         """The site path of the page that defines the ranking, when the content has one."""
@@ -133,7 +161,7 @@ class PageMaker:
         def make() -> Made:
             page: Page = RunsPage(name, self.catalog)
             description = ""
-            python = registered_scenario(name) if spec is None else None
+            python = self.registered(name) if spec is None else None
             if python is not None:  # a scenario written in Python and shipped with modelscape
                 page = SiteScenarioPage(python, self.catalog)
                 description = python.description
@@ -158,8 +186,9 @@ class PageMaker:
             report = self.loaded.get(run.name) or Report.load(run.report)
             notes = parse_markdown(run.notes, local_links=False) if run.notes is not None else None
             try:
+                outputs = None if run.store is None else self.outputs(run.store, report)
                 page = SiteReportPage(
-                    report, run.store, run=run.name, notes=notes, catalog=self.catalog
+                    report, outputs, run=run.name, notes=notes, catalog=self.catalog
                 )
             except ModelscapeError as error:
                 self.warnings.append(f"{run.store}: outputs not attached: {error}")
@@ -230,13 +259,37 @@ class PageMaker:
             results = None
             if folder.store is not None:
                 try:
-                    results = load_outputs(folder.store, report.experiment)
+                    results = self.outputs(folder.store, report)
                 except ModelscapeError as error:
                     self.warnings.append(f"{folder.store}: outputs not attached: {error}")
             self._results[name] = results
         results = self._results[name]
         href = relative_root(page) + self.catalog.report_path(name)
         return RunData(report, ReportPage(report, results), Evidence(results), href)
+
+    def outputs(self, store: Path, report: Report) -> Results:
+        """The outputs of a report's run, read from its store once for the pages that show
+        them (its report page, the pages that embed its numbers, other runs kept in the same
+        file) while they are among the most recently used in this process.
+
+        A store is known by its real path, size and modification time, so a changed file is
+        read again. Only :data:`KEPT_OBSERVATIONS` observations in all are kept; the least
+        recently used runs go first.
+        """
+        try:
+            stat = store.stat()
+        except OSError:  # gone since the plan: the load says so in its own words
+            return load_outputs(store, report.experiment)
+        key = (os.path.realpath(store), stat.st_size, stat.st_mtime_ns, report.experiment)
+        results = self._kept.pop(key, None)
+        if results is None:
+            results = load_outputs(store, report.experiment)
+        self._kept[key] = results  # the most recently used last
+        while len(self._kept) > 1 and (
+            sum(len(kept.observations) for kept in self._kept.values()) > KEPT_OBSERVATIONS
+        ):
+            del self._kept[next(iter(self._kept))]
+        return results
 
     def search(self) -> Made:
         """The search page (not itself in the index)."""

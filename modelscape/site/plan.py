@@ -28,7 +28,6 @@ from modelscape.site.pagesource import PageMaker
 from modelscape.site.render import ASSETS
 from modelscape.site.theme import Theme
 from modelscape.site.workers import REPORT_COST, forked_map, worker_count
-from modelscape.specs.registry import registered_scenario
 
 __all__ = ["plan"]
 
@@ -83,7 +82,12 @@ def _summaries(
     read = dict(
         zip(
             unread,
-            forked_map(lambda n: _summary(content, content.runs[n]), unread, workers=count),
+            forked_map(
+                lambda n: _summary(content, content.runs[n]),
+                unread,
+                workers=count,
+                describe=lambda n: str(content.runs[n].report),
+            ),
             strict=True,
         )
     )
@@ -121,7 +125,9 @@ def plan(
     catalog = Catalog(runs, content.specs)
     maker = PageMaker(content, theme, catalog, {}, warnings)
     maker.pagefind = pagefind
-    base = (__version__, theme.digest, content.config.model_dump(mode="json"))
+    # Parts that many hashes share are hashed once (a thousand runs' keys and pages' names
+    # would otherwise be serialised again for every model page and every page with embeds).
+    base = digest_of(__version__, theme.digest, content.config.model_dump(mode="json"))
     jobs: list[Job] = []
 
     def copy(path: str, source: Path) -> None:
@@ -134,15 +140,20 @@ def plan(
     for path, source in content.files.items():
         copy(path, source)
 
-    slugs = (catalog.scenario_pages, catalog.model_pages, catalog.run_pages)
-    index = digest_of(base, "index", sorted(keys.values()), slugs, maker.method_page())
+    all_runs = digest_of(sorted(keys.values()))
+    slugs = (
+        digest_of(catalog.scenario_pages, catalog.model_pages, catalog.run_pages),
+        digest_of(catalog.model_pages, catalog.run_pages),
+        digest_of(catalog.run_pages),
+    )
+    index = digest_of(base, "index", all_runs, slugs[0], maker.method_page())
     jobs.append(Job("index.html", index, maker.index))
     # The leaderboard's data, made from what the index is made from.
     for path, make in leaderboard_files(catalog, title=content.config.title).items():
-        jobs.append(Job(path, digest_of(base, path, sorted(keys.values()), slugs), make))
+        jobs.append(Job(path, digest_of(base, path, all_runs, slugs[0]), make))
     for name in catalog.scenario_pages:
         spec = maker.spec_of(name)
-        python = registered_scenario(name) if spec is None else None
+        python = maker.registered(name) if spec is None else None
         spec_inputs = (
             (spec.name, hashes(spec)) if spec is not None else python and python.identity.id
         )
@@ -150,7 +161,7 @@ def plan(
         jobs.append(
             Job(
                 catalog.scenario_path(name),
-                digest_of(base, "scenario", name, spec_inputs, scenario_runs, slugs[1:]),
+                digest_of(base, "scenario", name, spec_inputs, scenario_runs, slugs[1]),
                 maker.scenario(name, spec),
             )
         )
@@ -177,14 +188,14 @@ def plan(
         jobs.append(
             Job(
                 catalog.model_path(name),
-                digest_of(base, "model", name, model_runs, slugs),
+                digest_of(base, "model", name, model_runs, slugs[0]),
                 maker.model(name),
             )
         )
     for markdown in content.pages:
         # A page that embeds results shows the runs' numbers and links their report pages.
         uses = mentions(markdown.source.read_bytes().decode("utf-8", "replace"))
-        runs_used = (sorted(keys.values()), slugs[2]) if uses else None
+        runs_used = (all_runs, slugs[2]) if uses else None
         jobs.append(
             Job(
                 markdown.output,

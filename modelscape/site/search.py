@@ -42,6 +42,7 @@ __all__ = [
     "pagefind_files",
     "pagefind_installed",
     "pagefind_outputs",
+    "pagefind_version",
 ]
 
 #: What installs Pagefind (the ``search`` extra of pyproject.toml says the same; a test checks),
@@ -251,7 +252,8 @@ class _Service:
         return found
 
 
-def _version() -> str:
+def pagefind_version() -> str:
+    """The version of the Pagefind binary installed, which its files depend on."""
     try:
         return metadata.version("pagefind_bin")
     except metadata.PackageNotFoundError:  # a binary from PATH or PAGEFIND_BINARY_PATH
@@ -271,7 +273,7 @@ def pagefind_outputs(
     If Pagefind fails, the build warns and the search page falls back on the script index.
     """
     entries = [(p, r.title, r.text) for p, r in sorted(pages.items()) if r.title is not None]
-    digest = digest_of(_version(), entries)
+    digest = digest_of(pagefind_version(), entries)
     old = sorted(p for p in known if p.startswith(f"{PAGEFIND}/"))
     if old and all(known[p].digest == digest and site.size(p) is not None for p in old):
         result.reused.extend(old)

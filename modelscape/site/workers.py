@@ -18,10 +18,13 @@ from __future__ import annotations
 import multiprocessing
 import os
 import pickle
+import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
 from typing import Any, TypeVar
 
 from modelscape.site.config import SiteError
@@ -44,6 +47,8 @@ T = TypeVar("T")
 PARALLEL_MINIMUM = 200
 #: Reading a report, or making its page, costs about as much as this many markdown pages.
 REPORT_COST = 10
+#: How long a worker whose pipe has closed is given to be reaped, so its status can be told.
+_REAPED_SECONDS = 30
 
 
 @dataclass(frozen=True)
@@ -92,14 +97,10 @@ def _make(job: Job, warnings: list[str]) -> Made:
     return Made(data, title, text, files, met)
 
 
-# What a forked worker runs: set in the parent just before the fork, inherited by the copy.
-_WORK: Callable[[int], Any] | None = None
-
-
-def _work(index: int) -> tuple[Any, BaseException | None]:
-    assert _WORK is not None
+def _attempt(work: Callable[[int], T], index: int) -> tuple[T | None, BaseException | None]:
+    """``work(index)``, or the exception it raised in a form that can be sent back."""
     try:
-        return _WORK(index), None
+        return work(index), None
     except Exception as error:  # sent back and raised by the parent, whatever it was
         try:
             pickle.loads(pickle.dumps(error))
@@ -108,28 +109,153 @@ def _work(index: int) -> tuple[Any, BaseException | None]:
         return None, error
 
 
-def forked_map(work: Callable[[int], T], indexes: Sequence[int], *, workers: int) -> Iterator[T]:
+def _serve(work: Callable[[int], Any], connection: Connection) -> None:
+    """A worker's loop: a chunk of positions and indexes in, one answer per index out, until
+    it is sent None."""
+    while (chunk := connection.recv()) is not None:
+        for position, index in chunk:
+            connection.send((position, *_attempt(work, index)))
+
+
+def _death(process: BaseProcess) -> str:
+    """How a worker ended, in words: the signal that killed it or its exit status."""
+    # Its pipe has closed or its sentinel fired, so it has ended or is ending; on a loaded
+    # machine the exit can take a while to be reaped, and the status is what the user needs.
+    process.join(_REAPED_SECONDS)
+    code = process.exitcode
+    if code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = f"signal {-code}"
+        how = f"killed by {name}"
+        if -code == signal.SIGKILL:
+            how += " (the out-of-memory killer's signal)"
+        return how
+    return f"exited with status {code}" if code is not None else "stopped answering"
+
+
+def _dead(worker: _Worker, held: list[str]) -> str:
+    """The message for a worker that died: how, while making what, and what else it held."""
+    message = f"a site worker (process {worker.process.pid}) {_death(worker.process)}"
+    message += f" while making {held[0]}"
+    if len(held) > 1:
+        more = f" and {len(held) - 11} more" if len(held) > 11 else ""
+        message += f"; it also held {', '.join(held[1:11])}{more}"
+    return message
+
+
+@dataclass
+class _Worker:
+    """A forked worker, its end of the pipe, and the positions sent to it not yet answered."""
+
+    process: BaseProcess
+    connection: Connection
+    held: list[int]
+
+
+class _Pool:
+    """Forked workers fed chunks of indexes; a worker that dies is noticed, not waited for.
+
+    ``multiprocessing.Pool`` waits for ever for the answer of a worker killed from outside
+    (the out-of-memory killer, a crash in a C extension); here every wait watches the
+    workers' process sentinels as well as their pipes.
+    """
+
+    def __init__(self, work: Callable[[int], Any], workers: int) -> None:
+        context = multiprocessing.get_context("fork")
+        self.workers: list[_Worker] = []
+        try:
+            for _ in range(workers):
+                ours, theirs = context.Pipe()
+                process = context.Process(target=_serve, args=(work, theirs), daemon=True)
+                process.start()
+                theirs.close()  # so that a dead worker's pipe reads as closed here
+                self.workers.append(_Worker(process, ours, []))
+        except BaseException:  # a fork refused (no memory left): end those already started
+            self.close()
+            raise
+
+    def send(self, worker: _Worker, chunk: list[tuple[int, int]] | None) -> None:
+        worker.held.extend(position for position, _ in chunk or [])
+        worker.connection.send(chunk)
+
+    def answers(self) -> Iterator[tuple[_Worker, tuple[int, Any, BaseException | None] | None]]:
+        """The answers ready now (waiting for one), each with its worker; a worker that died
+        comes with None instead."""
+        busy = [w for w in self.workers if w.held]
+        waiting: dict[Any, _Worker] = {w.connection: w for w in busy}
+        sentinels: dict[Any, _Worker] = {w.process.sentinel: w for w in busy}
+        for ready in wait([*waiting, *sentinels]):
+            worker = waiting.get(ready)
+            if worker is None:
+                worker = sentinels[ready]
+                if worker.connection.poll():  # its last answers arrived before it ended
+                    continue
+            try:
+                answer = worker.connection.recv()
+            except (EOFError, OSError):
+                yield worker, None
+                return
+            worker.held.remove(answer[0])
+            yield worker, answer
+
+    def close(self) -> None:
+        for worker in self.workers:
+            if worker.process.is_alive():
+                worker.process.kill()
+            worker.process.join()
+            worker.connection.close()
+
+
+def forked_map(
+    work: Callable[[int], T],
+    indexes: Sequence[int],
+    *,
+    workers: int,
+    describe: Callable[[int], str] = str,
+) -> Iterator[T]:
     """``work(i)`` for each index, in order: here, or in ``workers`` forked processes (which
     inherit ``work`` and everything it reaches; only what it returns is sent back).
 
-    An exception raised by ``work`` is raised here, as itself when it can be pickled.
+    An exception raised by ``work`` is raised here, as itself when it can be pickled. A
+    worker that dies (killed by a signal, or ending on its own) stops the map with a
+    :class:`SiteError` that says how it ended and names, through ``describe``, the index it
+    was working on and the others it held.
     """
     if workers <= 1 or len(indexes) < 2:
         for index in indexes:
             yield work(index)
         return
-    global _WORK
-    _WORK = work
     # Small chunks keep every worker busy to the end (a report page costs ten markdown pages).
-    chunk = max(1, min(32, len(indexes) // (workers * 16)))
+    size = max(1, min(32, len(indexes) // (workers * 16)))
+    numbered = list(enumerate(indexes))
+    chunks = [numbered[start : start + size] for start in range(0, len(numbered), size)]
+    chunks.reverse()  # popped from the end, in order
+    pool = _Pool(work, workers)
+    done: dict[int, tuple[Any, BaseException | None]] = {}
     try:
-        with multiprocessing.get_context("fork").Pool(workers) as pool:
-            for value, error in pool.imap(_work, indexes, chunk):
-                if error is not None:
-                    raise error
-                yield value
+        for worker in pool.workers:  # two chunks each, so none waits between them
+            for _ in range(2):
+                if chunks:
+                    pool.send(worker, chunks.pop())
+        for position in range(len(indexes)):
+            while position not in done:
+                for worker, answer in pool.answers():
+                    if answer is None:
+                        raise SiteError(_dead(worker, [describe(indexes[p]) for p in worker.held]))
+                    answered, value, error = answer
+                    done[answered] = (value, error)
+                    if not worker.held:
+                        pool.send(worker, chunks.pop() if chunks else None)
+                    elif len(worker.held) <= size and chunks:
+                        pool.send(worker, chunks.pop())
+            value, error = done.pop(position)
+            if error is not None:
+                raise error
+            yield value
     finally:
-        _WORK = None
+        pool.close()
 
 
 def make_all(
@@ -139,5 +265,10 @@ def make_all(
 
     ``warnings`` is the list the jobs report warnings to; each job's own come back with it.
     """
-    made = forked_map(lambda index: _make(jobs[index], warnings), todo, workers=workers)
+    made = forked_map(
+        lambda index: _make(jobs[index], warnings),
+        todo,
+        workers=workers,
+        describe=lambda index: jobs[index].path,
+    )
     yield from zip(todo, made, strict=True)

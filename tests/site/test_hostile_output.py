@@ -8,12 +8,15 @@ also checks that nothing outside the output folder changed and that no secret le
 from __future__ import annotations
 
 import json
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from modelscape import __version__
+from modelscape.site.confine import site_path
 from modelscape.site.manifest import MANIFEST
 from tests.site.hostile import Sandbox
 from tests.site.sitetools import REPO, RUN
@@ -184,3 +187,26 @@ def test_files_over_the_size_limit_are_warned_about(sandbox: Sandbox) -> None:
     assert all("GitHub Pages refuses files over 100 MB" in w for w in large)
     assert sandbox.build(max_file_mb=50).warnings == []
     sandbox.refuses(r"over the 0\.2 MB limit", strict=True)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab./\\:\x00\x1f\x7f é"), max_size=16) | st.text())
+def test_a_site_path_is_clean_or_refused(path: str) -> None:
+    clean = site_path(path)
+    if clean is not None:
+        # Nothing to normalise, nothing that leaves the folder, nothing a shell or Windows
+        # would read differently.
+        assert clean == path == str(PurePosixPath(path))
+        assert not PurePosixPath(path).is_absolute()
+        assert ".." not in path.split("/")
+        assert "\\" not in path
+        assert all(ord(c) >= 0x20 and c != "\x7f" for c in path)
+    else:
+        parts = path.split("/")
+        assert (
+            not path
+            or len(path) > 1024
+            or any(part in ("", ".", "..") for part in parts)
+            or any(ord(c) < 0x20 or c in "\\\x7f" for c in path)
+            or ":" in parts[0]
+        )

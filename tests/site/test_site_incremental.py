@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from modelscape.report import Report
 from modelscape.site import build_site
 from tests.site.sitetools import RUN
@@ -13,13 +15,21 @@ from tests.site.sitetools import RUN
 def test_a_rebuild_with_nothing_changed_renders_nothing(content: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     first = build_site(content, site)
-    stamps = {p: p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
+    stamps = _stamps(site)
     second = build_site(content, site)
     assert second.rendered == []
     assert second.removed == []
     assert set(second.reused) >= set(first.rendered)
-    after = {p: p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
-    assert {p for p in stamps if stamps[p] != after[p]} == {site / ".modelscape-manifest.json"}
+    assert second.warnings == first.warnings
+    # Nothing is written, not even the manifest, and the folder is not staged and swapped:
+    # every file and the folder itself are the same ones, untouched.
+    assert _stamps(site) == stamps
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["content", "site"]
+
+
+def _stamps(site: Path) -> dict[Path, tuple[int, int]]:
+    """Each file's and folder's inode and modification time."""
+    return {p: (p.stat().st_ino, p.stat().st_mtime_ns) for p in [site, *site.rglob("*")]}
 
 
 def test_a_changed_page_is_rendered_alone(content: Path, tmp_path: Path) -> None:
@@ -86,3 +96,84 @@ def test_a_theme_change_renders_every_page(content: Path, tmp_path: Path) -> Non
     html = {p for p in first.rendered if p.endswith(".html")}
     assert html <= set(result.rendered)
     assert "Gone." in (site / "404.html").read_text(encoding="utf-8")
+
+
+def _bytes(site: Path) -> dict[str, bytes]:
+    """The files of a site but the manifest pair and the Pagefind index (whose chunks change
+    with any page's text), by site path."""
+    return {
+        p.relative_to(site).as_posix(): p.read_bytes()
+        for p in site.rglob("*")
+        if p.is_file() and not p.name.startswith(".modelscape-") and "pagefind" not in p.parts
+    }
+
+
+def _change_page(content: Path) -> None:
+    about = content / "pages" / "about.md"
+    about.write_text(about.read_text(encoding="utf-8") + "\nA new sentence.\n", encoding="utf-8")
+
+
+def _change_run(content: Path) -> None:
+    file = content / "runs" / RUN / "report.json"
+    report = Report.load(file)
+    report.model_copy(update={"description": "A changed description."}).save(file)
+
+
+def _change_theme(content: Path) -> None:
+    page = content / "theme" / "templates" / "404.html.j2"
+    page.write_text(page.read_text(encoding="utf-8").replace("Gone.", "Moved."), "utf-8")
+
+
+def _change_settings(content: Path) -> None:
+    settings = content / "site.yaml"
+    text = settings.read_text(encoding="utf-8")
+    settings.write_text(text.replace("title: modelscape leaderboard", "title: Renamed"), "utf-8")
+
+
+#: Each kind of input, changed; the HTML pages whose bytes must change, and the other files
+#: that may (the search index holds page texts; the leaderboard's data names the site).
+CHANGES = {
+    "page": (_change_page, {"about.html"}, {"assets/search-index.js"}),
+    "run": (
+        _change_run,
+        {"index.html", f"reports/{RUN}.html"},  # the two that show its description
+        {"assets/search-index.js"},
+    ),
+    "theme file": (_change_theme, {"404.html"}, set()),
+    "settings": (_change_settings, None, {"assets/search-index.js", "leaderboard.json"}),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(CHANGES))
+def test_each_kind_of_change_remakes_what_shows_it_and_nothing_else(
+    content: Path, tmp_path: Path, kind: str
+) -> None:
+    change, pages, others = CHANGES[kind]
+    theme = content / "theme" / "templates"
+    theme.mkdir(parents=True)
+    (theme / "404.html.j2").write_text(
+        '{% extends "default/404.html.j2" %}{% block content %}Gone.{% endblock %}',
+        encoding="utf-8",
+    )
+    settings = content / "site.yaml"
+    settings.write_text(settings.read_text(encoding="utf-8") + "theme: theme\n", encoding="utf-8")
+    site = tmp_path / "site"
+    build_site(content, site)
+    before = _bytes(site)
+    change(content)
+    result = build_site(content, site)
+    after = _bytes(site)
+    changed = {path for path in before if before[path] != after.get(path)}
+    html = {path for path in changed if path.endswith(".html")}
+    if pages is None:  # a setting every page shows (the site's title)
+        assert html == {path for path in before if path.endswith(".html")}
+    else:
+        assert html == pages
+    assert changed - html <= others
+    assert set(after) == set(before)
+    assert html <= set(result.rendered)
+    # Once made, the change is the site as it is: the next build has nothing to write.
+    stamps = _stamps(site)
+    again = build_site(content, site)
+    assert again.rendered == []
+    assert _stamps(site) == stamps

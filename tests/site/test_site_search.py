@@ -144,6 +144,16 @@ def test_a_pagefind_failure_is_a_warning_and_fails_a_strict_build(
     with pytest.raises(SiteError, match="Pagefind index could not be made"):
         build_site(content, tmp_path / "strict", strict=True)
     assert not (tmp_path / "strict").exists()
+    # A failure is not "nothing changed": the next build tries again, reusing every page.
+    again = build_site(content, tmp_path / "site")
+    assert [w for w in again.warnings if w.startswith("pagefind/: the Pagefind index")]
+    assert [p for p in again.rendered if p.endswith(".html")] == []
+    monkeypatch.undo()
+    mended = build_site(content, tmp_path / "site")
+    assert [p for p in mended.rendered if p.startswith(f"{PAGEFIND}/")]
+    pages = [p for p in mended.rendered if p.endswith(".html")]
+    assert [p for p in pages if not p.startswith(f"{PAGEFIND}/")] == []
+    assert build_site(content, tmp_path / "site").rendered == []
 
 
 def test_pagefind_is_given_the_titles_and_text_as_they_are(tmp_path: Path) -> None:

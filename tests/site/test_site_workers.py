@@ -3,8 +3,13 @@ order, strict builds and template errors as in one process; and when workers are
 
 from __future__ import annotations
 
+import faulthandler
+import multiprocessing
+import os
 import shutil
+import signal
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +17,9 @@ from click.testing import CliRunner
 
 from modelscape.cli import main
 from modelscape.site import SiteError, build_site
-from modelscape.site.workers import PARALLEL_MINIMUM, worker_count
+from modelscape.site import workers as workers_module
+from modelscape.site.jobs import Job
+from modelscape.site.workers import PARALLEL_MINIMUM, Made, forked_map, worker_count
 from tests.site.sitetools import RUN, make_content
 
 needs_fork = pytest.mark.skipif(
@@ -134,3 +141,91 @@ def test_the_build_command_takes_the_number_of_workers(tmp_path: Path) -> None:
     refused = CliRunner().invoke(main, ["build", str(content), "-o", str(site), "--workers", "0"])
     assert refused.exit_code == 2
     assert "--workers" in refused.output
+
+
+@pytest.fixture
+def deadline() -> Iterator[None]:
+    """A test of a worker's death fails after a minute instead of hanging the suite, which is
+    what ``multiprocessing.Pool`` did."""
+
+    def hung(number: int, frame: object) -> None:
+        raise AssertionError("the build still waits for a worker that died")
+
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.alarm(60)
+    yield
+    signal.alarm(0)
+    signal.signal(signal.SIGALRM, previous)
+
+
+def _segfault() -> None:
+    faulthandler.disable()  # pytest's handler would print every thread's stack
+    os.kill(os.getpid(), signal.SIGSEGV)
+
+
+def _dies_at(chosen: int, how: Callable[[], None]) -> Callable[[int], int]:
+    def work(index: int) -> int:
+        if index == chosen:
+            how()
+        return index * index
+
+    return work
+
+
+@needs_fork
+@pytest.mark.usefixtures("deadline")
+@pytest.mark.parametrize(
+    ("how", "said"),
+    [
+        (lambda: os.kill(os.getpid(), signal.SIGKILL), "killed by SIGKILL"),
+        (_segfault, "killed by SIGSEGV"),
+        (lambda: os._exit(3), "exited with status 3"),
+    ],
+)
+def test_a_worker_that_dies_stops_the_map_naming_what_it_held(
+    how: Callable[[], None], said: str
+) -> None:
+    made: list[int] = []
+    values = forked_map(
+        _dies_at(217, how), range(100, 400), workers=2, describe=lambda i: f"page {i}"
+    )
+    with pytest.raises(SiteError, match=f"{said}.* while making page 217") as raised:
+        made.extend(values)
+    # Values came back in order, and none from the dead page on (the death may be seen
+    # while an earlier page is still being made by the other worker).
+    assert made == [index * index for index in range(100, 100 + len(made))]
+    assert len(made) <= 217 - 100
+    assert "a site worker (process " in str(raised.value)
+    # No worker is left behind.
+    assert multiprocessing.active_children() == []
+
+
+@needs_fork
+def test_the_map_in_workers_gives_every_value_in_order() -> None:
+    indexes = list(range(1000, 0, -3))
+    assert list(forked_map(lambda i: i * 2, indexes, workers=3)) == [i * 2 for i in indexes]
+    assert multiprocessing.active_children() == []
+
+
+@needs_fork
+@pytest.mark.usefixtures("deadline")
+def test_a_worker_killed_while_making_a_page_fails_the_build_and_keeps_the_site(
+    rich: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    build_site(rich, site, workers=1)
+    before = _tree(site)
+    make = workers_module._make
+
+    def make_or_die(job: Job, warnings: list[str]) -> Made:
+        if job.path == "note-17.html":  # a crash in a C extension, or the OOM killer
+            os.kill(os.getpid(), signal.SIGKILL)
+        return make(job, warnings)
+
+    # The workers are forked after this, so they inherit the replacement.
+    monkeypatch.setattr(workers_module, "_make", make_or_die)
+    with pytest.raises(SiteError, match=r"killed by SIGKILL.* while making note-17\.html"):
+        build_site(rich, site, force=True, workers=2)
+    assert _tree(site) == before
+    assert [p.name for p in tmp_path.iterdir()] == ["site"]  # no staging folder left
+    assert multiprocessing.active_children() == []
