@@ -15,7 +15,7 @@ from operator import eq
 import numpy as np
 
 from modelscape._identity import AxisValue
-from modelscape.analysis.cells import MeasureView, prepare
+from modelscape.analysis.cells import MeasureView
 from modelscape.analysis.changes import Tally
 from modelscape.analysis.common import (
     axis_line,
@@ -27,6 +27,7 @@ from modelscape.analysis.common import (
     varied_axes,
 )
 from modelscape.analysis.ids import IdRows
+from modelscape.analysis.prepared import prepare
 from modelscape.analysis.profiles import _comparand
 from modelscape.analysis.readable import Readable, answered_shortfall, first_reason, joined
 from modelscape.analysis.records import AxisScore, Scorecard

@@ -14,9 +14,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from modelscape.analysis import cells
-from modelscape.analysis.cells import MeasureView, prepare
+from modelscape.analysis import cells, prepared
+from modelscape.analysis.cells import MeasureView
 from modelscape.analysis.ids import IdRows, first_occurrences
+from modelscape.analysis.prepared import prepare
 from modelscape.analysis.profiles import _comparand
 from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
 from modelscape.records.grid import row_means
@@ -77,7 +78,7 @@ def test_prepared_at_once_equals_cell_by_cell(
         )
         comparands.append(cells.Comparand(**{**comparand.__dict__, "second_target": second}))
     fast = [prepare(MeasureView(records, measure), c) for c in comparands]
-    monkeypatch.setattr(cells, "_prepare_at_once", lambda *arguments: None)
+    monkeypatch.setattr(prepared, "_prepare_at_once", lambda *arguments: None)
     slow = [prepare(MeasureView(records, measure), c) for c in comparands]
     for a, b in zip(fast, slow, strict=True):
         assert a.cases == b.cases
@@ -139,7 +140,7 @@ def test_report_of_a_flaky_run_is_the_same_cell_by_cell(
         return data
 
     fast = report()
-    monkeypatch.setattr(cells, "_prepare_at_once", lambda *arguments: None)
+    monkeypatch.setattr(prepared, "_prepare_at_once", lambda *arguments: None)
     assert fast == report()
 
 
