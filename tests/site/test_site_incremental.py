@@ -81,9 +81,8 @@ def test_a_deleted_output_file_is_made_again(content: Path, tmp_path: Path) -> N
     assert build_site(content, site).rendered == ["models/oracle.html"]
 
 
-def test_a_theme_change_renders_every_page(content: Path, tmp_path: Path) -> None:
-    site = tmp_path / "site"
-    first = build_site(content, site)
+def _use_a_theme(content: Path) -> None:
+    """Give the content a theme of its own, with a 404 page that says "Gone."."""
     theme = content / "theme" / "templates"
     theme.mkdir(parents=True)
     (theme / "404.html.j2").write_text(
@@ -92,6 +91,12 @@ def test_a_theme_change_renders_every_page(content: Path, tmp_path: Path) -> Non
     )
     settings = content / "site.yaml"
     settings.write_text(settings.read_text(encoding="utf-8") + "theme: theme\n", encoding="utf-8")
+
+
+def test_a_theme_change_renders_every_page(content: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    first = build_site(content, site)
+    _use_a_theme(content)
     result = build_site(content, site)
     html = {p for p in first.rendered if p.endswith(".html")}
     assert html <= set(result.rendered)
@@ -149,14 +154,7 @@ def test_each_kind_of_change_remakes_what_shows_it_and_nothing_else(
     content: Path, tmp_path: Path, kind: str
 ) -> None:
     change, pages, others = CHANGES[kind]
-    theme = content / "theme" / "templates"
-    theme.mkdir(parents=True)
-    (theme / "404.html.j2").write_text(
-        '{% extends "default/404.html.j2" %}{% block content %}Gone.{% endblock %}',
-        encoding="utf-8",
-    )
-    settings = content / "site.yaml"
-    settings.write_text(settings.read_text(encoding="utf-8") + "theme: theme\n", encoding="utf-8")
+    _use_a_theme(content)
     site = tmp_path / "site"
     build_site(content, site)
     before = _bytes(site)
