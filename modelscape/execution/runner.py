@@ -24,11 +24,11 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
 
+from modelscape._collector import paced_collector
 from modelscape._model import trusted
 from modelscape.errors import ExecutionError, StoreError
 from modelscape.execution.buffer import FLUSH_INTERVAL, FLUSH_SIZE, WriteBuffer
 from modelscape.execution.calls import CallResult, call_with_retries, run_workers
-from modelscape.execution.collector import paced_collector
 from modelscape.execution.experiment import Experiment, PlannedObservation
 from modelscape.execution.feed import Feed
 from modelscape.execution.health import Breaker, TargetHealth
@@ -139,7 +139,7 @@ class Runner:
     async def arun(self, experiment: Experiment) -> Results:
         """Run ``experiment``: ask what the store lacks, store it, measure, and load results."""
         # Collections paced to the run's allocations: with the default thresholds they took a
-        # quarter of a fast run's CPU time (see modelscape.execution.collector).
+        # quarter of a fast run's CPU time (see modelscape._collector).
         with paced_collector():
             return await self._run(experiment)
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from modelscape._collector import RUN_THRESHOLDS, paced_collector
 from modelscape.errors import ExecutionError
 from modelscape.execution.callable import CallableTarget
-from modelscape.execution.collector import RUN_THRESHOLDS, paced_collector
 from modelscape.execution.runner import Runner
 from modelscape.measures import CallableMetric
 from modelscape.store.memory import MemoryStore

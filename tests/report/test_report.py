@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 from pathlib import Path
 from xml.etree import ElementTree
@@ -9,6 +10,7 @@ from xml.etree import ElementTree
 import pytest
 from click.testing import CliRunner
 
+from modelscape._collector import RUN_THRESHOLDS
 from modelscape.cli import main
 from modelscape.errors import AnalysisError, ReportError
 from modelscape.execution import Runner
@@ -188,3 +190,22 @@ def test_report_and_check_commands(stored: tuple[Path, Results], tmp_path: Path)
     assert missing.exit_code == 1
     assert "no such store file" in missing.output
     assert "Traceback" not in missing.output
+
+
+def test_a_report_paces_the_collector_and_puts_it_back(
+    scenario: Scenario, stored: tuple[Path, Results], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    seen: list[tuple[int, ...]] = []
+    scorecard = Results.scorecard
+
+    def watched(self: Results, *arguments: object, **keywords: object) -> object:
+        seen.append(gc.get_threshold())
+        return scorecard(self, *arguments, **keywords)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(Results, "scorecard", watched)
+    before = gc.get_threshold()
+    scenario.report(stored[1], inference=INFERENCE)
+    raised = tuple(max(a, b) for a, b in zip(before, RUN_THRESHOLDS, strict=True))
+    assert seen
+    assert set(seen) == {raised}
+    assert gc.get_threshold() == before

@@ -1,4 +1,4 @@
-"""The cyclic garbage collector during a run: collections paced to the run's allocations.
+"""The cyclic garbage collector during a run or a report: collections paced to the work.
 
 Every observation allocates a few dozen container objects (the request, the output, its record
 and point measurements, the futures of the call), and those waiting in the write buffer live
@@ -18,6 +18,10 @@ garbage is still collected (a target whose errors hold tracebacks in cycles does
 waits a little longer. The thresholds are the process's, so they are put back when the last
 run that raised them ends, and a threshold set higher than these (or a collector switched off
 with a threshold of 0) is left as it was.
+
+A report of a large run is paced the same way (:func:`~modelscape.report.build_report`): the
+loaded run leaves over a million tracked objects (its variants, prompts and ids), and every full
+collection the report's own allocations set off walks them all again.
 """
 
 from __future__ import annotations
