@@ -217,30 +217,33 @@ def check_filed(filed: FiledObservations) -> None:
             continue  # packed numbers are of their kind already
         values = column.values if isinstance(column, Categorical) else column
         present = [v for v in values if v is not ABSENT]
-        bad: Any = ABSENT if required and len(present) < len(values) else None
-        if bad is None:
-            try:
-                _ADAPTERS[name].validate_python(present, strict=True)
-                continue
-            except ValidationError as error:
-                bad = present[int(error.errors()[0]["loc"][0])]
-        at = (
-            int(np.flatnonzero(column.codes == _code_of(column.values, bad))[0])
-            if isinstance(column, Categorical)
-            else next(i for i, v in enumerate(column) if v is bad)
-        )
-        held = "nothing" if bad is ABSENT else repr(bad)[:80]
-        # A variant's coordinate is filed once, from the first of its rows read.
-        whose = (
-            f"an observation of variant {filed.top['variant_id'][at]!r} has {held} as its "
-            "coordinate"
-            if name == "coordinate"
-            else f"observation {filed.ids[at]!r} has {held} as its "
-            + name.replace("output.", "output's ")
-        )
-        raise StoreError(
-            f"{whose}, which a stored observation cannot hold (was the store edited by hand?)"
-        )
+        if required and len(present) < len(values):
+            _refuse(filed, name, column, ABSENT)
+        try:
+            _ADAPTERS[name].validate_python(present, strict=True)
+        except ValidationError as error:
+            _refuse(filed, name, column, present[int(error.errors()[0]["loc"][0])])
+
+
+def _refuse(filed: FiledObservations, name: str, column: Any, bad: Any) -> None:
+    """Raise the error naming the first row whose ``name`` holds ``bad`` (an object of the
+    column's own values, so found by identity)."""
+    at = (
+        int(np.flatnonzero(column.codes == _code_of(column.values, bad))[0])
+        if isinstance(column, Categorical)
+        else next(i for i, v in enumerate(column) if v is bad)
+    )
+    held = "nothing" if bad is ABSENT else repr(bad)[:80]
+    # A variant's coordinate is filed once, from the first of its rows read.
+    whose = (
+        f"an observation of variant {filed.top['variant_id'][at]!r} has {held} as its coordinate"
+        if name == "coordinate"
+        else f"observation {filed.ids[at]!r} has {held} as its "
+        + name.replace("output.", "output's ")
+    )
+    raise StoreError(
+        f"{whose}, which a stored observation cannot hold (was the store edited by hand?)"
+    )
 
 
 def _code_of(values: list[Any], value: Any) -> int:
