@@ -105,6 +105,9 @@ class Report(FrozenModel):
         return summarize(self)
 
 
+# A loaded run of a million observations holds over a million tracked objects, which every
+# full collection walks again: collections are paced to the work, as in a run.
+@paced_collector()
 def build_report(
     results: Results,
     *,
@@ -120,32 +123,6 @@ def build_report(
 
     Settings left out come from the scenario settings stored with the run.
     """
-    # A loaded run of a million observations holds over a million tracked objects, which
-    # every full collection walks again: collections are paced to the work, as in a run.
-    with paced_collector():
-        return _build_report(
-            results,
-            answer=answer,
-            groups=groups,
-            criterion=criterion,
-            inference=inference,
-            name=name,
-            version=version,
-            description=description,
-        )
-
-
-def _build_report(
-    results: Results,
-    *,
-    answer: Answer | None,
-    groups: Mapping[str, Sequence[str]] | None,
-    criterion: BoundaryCriterion | None,
-    inference: Inference | None,
-    name: str | None,
-    version: str | None,
-    description: str | None,
-) -> Report:
     scenario = results.experiment.scenario
     stored = results.settings
     if answer is None:
