@@ -21,7 +21,8 @@ from modelscape.analysis.readable import Readable, case_shortfall, first_reason
 from modelscape.records.grid import Rows
 from modelscape.records.run import RunRecords
 from modelscape.stats import Inference, cluster_mean, random_stream, smoothed_interval
-from modelscape.stats.excess import FloatArray, IndexArray, StackedCases, group_cases
+from modelscape.stats.cases import StackedCases, group_cases
+from modelscape.stats.excess import FloatArray, IndexArray
 from modelscape.task.coordinate import Coordinate, same_value
 
 __all__ = ["Spurious", "Tally"]

@@ -23,7 +23,8 @@ from modelscape.analysis.prepared import prepare
 from modelscape.analysis.records import Transition
 from modelscape.records.run import CoordinateKey, Derived, RunRecords
 from modelscape.stats import Inference, compare_many
-from modelscape.stats.excess import FloatArray, StackedCases
+from modelscape.stats.cases import StackedCases
+from modelscape.stats.excess import FloatArray
 from modelscape.task.coordinate import value_key
 
 __all__ = ["Transitions", "compare_transitions"]

@@ -18,7 +18,8 @@ import numpy.typing as npt
 
 from modelscape.errors import AnalysisError
 from modelscape.stats.bootstrap import bootstrap_mean
-from modelscape.stats.excess import CaseGroup, FloatArray, excess_of_groups, group_transitions
+from modelscape.stats.cases import CaseGroup, excess_of_groups, group_transitions
+from modelscape.stats.excess import FloatArray
 from modelscape.stats.permutation import permutation_test_groups
 from modelscape.stats.settings import Inference
 from modelscape.stats.smoothed import smoothed_interval

@@ -26,12 +26,11 @@ import numpy as np
 import numpy.typing as npt
 
 from modelscape.errors import AnalysisError
+from modelscape.stats.cases import CaseGroup, group_cases
 from modelscape.stats.excess import (
-    CaseGroup,
     FloatArray,
     excess_of_labelings,
     excess_table,
-    group_cases,
     labeling_count,
 )
 

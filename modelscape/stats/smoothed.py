@@ -46,8 +46,9 @@ from scipy.special import gammaln
 
 from modelscape.errors import AnalysisError
 from modelscape.stats.bootstrap import Interval, bootstrap_interval
+from modelscape.stats.cases import CaseGroup, excess_of_groups
 from modelscape.stats.diagnostics import FewCasesWarning, warn
-from modelscape.stats.excess import CaseGroup, FloatArray, excess_of_groups, excess_of_sums
+from modelscape.stats.excess import FloatArray, excess_of_sums
 
 __all__ = ["CASES_FOR_COVERAGE", "cluster_variance", "smoothed_interval", "unit_models"]
 

@@ -23,7 +23,7 @@ from modelscape.stats import (
     random_stream,
     smoothed_interval,
 )
-from modelscape.stats.excess import group_cases
+from modelscape.stats.cases import group_cases
 
 from .cases import differ, matrix
 

@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from modelscape.stats import Inference, smoothed
+from modelscape.stats.cases import StackedCases, group_cases, group_transitions
 from modelscape.stats.compare import compare, compare_many
-from modelscape.stats.excess import StackedCases, group_cases, group_transitions
 from modelscape.stats.permutation import (
     _BLOCK,
     _monte_carlo,
@@ -296,19 +296,19 @@ matrices = st.integers(1, 4).flatmap(
 def test_the_exact_check_passes_only_stacks_the_tolerant_checks_pass(
     stack: np.ndarray, symmetrise: bool
 ) -> None:
-    from modelscape.stats import excess
+    from modelscape.stats import distances
 
     if symmetrise:  # most generated stacks would fail at once otherwise
         stack = np.triu(stack, 1) + np.triu(stack, 1).transpose(0, 2, 1)
     names = [f"case {i}" for i in range(len(stack))]
     flat = stack.reshape(len(stack), -1)
-    if not excess._exact_distances(stack, flat):
+    if not distances._exact_distances(stack, flat):
         return
     # What the exact check lets through, the tolerant checks (alone) must let through too:
     # an AnalysisError here fails the test.
     with pytest.MonkeyPatch.context() as patched:
-        patched.setattr(excess, "_exact_distances", lambda *arguments: False)
-        excess._check_distances(stack, names)
+        patched.setattr(distances, "_exact_distances", lambda *arguments: False)
+        distances.check_distances(stack, names)
 
 
 @pytest.mark.parametrize(
@@ -323,12 +323,12 @@ def test_a_stack_that_is_no_distance_is_still_named(
     change: tuple[int, int, float], message: str
 ) -> None:
     from modelscape.errors import AnalysisError
-    from modelscape.stats.excess import _check_distances
+    from modelscape.stats.distances import check_distances
 
     stack = np.zeros((3, 4, 4))
     stack[:, 0, 1] = stack[:, 1, 0] = 1.0
     row, column, value = change
     stack[2, row, column] = value
     with pytest.raises(AnalysisError, match=message) as raised:
-        _check_distances(stack, ["a", "b", "c"])
+        check_distances(stack, ["a", "b", "c"])
     assert str(raised.value).startswith("c:")

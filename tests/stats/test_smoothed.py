@@ -17,7 +17,7 @@ from modelscape.stats import (
     cluster_mean,
     smoothed_interval,
 )
-from modelscape.stats.excess import group_cases
+from modelscape.stats.cases import group_cases
 from modelscape.stats.permutation import draw_indices
 from modelscape.stats.smoothed import (
     CASES_FOR_COVERAGE,
