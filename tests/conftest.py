@@ -29,3 +29,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if SLOW_FIXTURES.intersection(getattr(item, "fixturenames", ())):
             item.add_marker(pytest.mark.slow)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Close the two ``/dev/null`` files llama-cpp-python opens when it is imported.
+
+    ``llama_cpp._utils`` keeps them open for the life of the process, so a run that imported it
+    (the grammar test) printed two ``ResourceWarning: unclosed file`` lines at exit. Nothing of
+    llama.cpp runs after the session, so closing them here is safe.
+    """
+    import sys
+
+    utils = sys.modules.get("llama_cpp._utils")
+    for name in ("outnull_file", "errnull_file"):
+        opened = getattr(utils, name, None)
+        if opened is not None:
+            opened.close()
