@@ -145,10 +145,13 @@ class Runner:
 
     async def _run(self, experiment: Experiment) -> Results:
         record = experiment.record()
-        variants = experiment.variants()
+        # The variants stay in the experiment's compact table for the whole run: each is
+        # assembled when a call, a save or a measure reads it (see modelscape.task.table).
+        variants = experiment.variant_table()
         store = self.store
         # Every store call runs in a thread (the store protocol asks stores to be thread-safe),
         # so a busy store never stalls the loop, where calls of other runs may be in flight.
+        # The store takes the variants one at a time and writes them in batches.
         await asyncio.to_thread(store.save_experiment, record, variants)
         measures = point_measures(experiment)
         reuse = Reuse(store, record.id, [m.identity.id for m in measures])
@@ -168,7 +171,7 @@ class Runner:
         unscored = await self._ask(experiment, record.id, feed, tally)
         self.last = tally.snapshot()
         tally.tick(force=True)
-        by_id = {v.id: v for v in variants}
+        by_id = variants.by_id()
         # Outputs reused without some point measurement, then fresh ones a measure could not
         # score, read back and measured a block at a time.
         for ids in itertools.chain(reuse.unmeasured.chunks(BLOCK), unscored.chunks(BLOCK)):
