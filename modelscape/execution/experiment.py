@@ -254,9 +254,7 @@ class Experiment:
 
     def _ids(self) -> ObservationIds:
         # Each target's identity hashed once, not once per call: it costs more than the rest.
-        return ObservationIds(
-            self.seed, [t.identity.id for t in self.targets], self._table.ids
-        )
+        return ObservationIds(self.seed, [t.identity.id for t in self.targets], self._table.ids)
 
     def calls(self) -> int:
         """How many observations a full run holds (all shards together)."""

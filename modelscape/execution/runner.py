@@ -47,6 +47,7 @@ from modelscape.store.protocol import Store
 from modelscape.target.cleaning import Redactor, clean_output
 from modelscape.target.lifecycle import opened
 from modelscape.target.protocol import TargetError, TargetOutput, TargetRequest
+from modelscape.task.space import Variant
 
 __all__ = ["FLUSH_INTERVAL", "FLUSH_SIZE", "Progress", "ProgressCallback", "Runner"]
 
@@ -215,7 +216,7 @@ class Runner:
             while (planned := await feed.next()) is not None:
                 target = targets[planned.target]
                 breaker = breakers[planned.target]
-                variant = planned.variant
+                variant = planned.variant  # assembled: read once per call
                 request = trusted(
                     TargetRequest,
                     {
@@ -233,7 +234,7 @@ class Runner:
                 except TargetError as error:  # an output that cannot be stored as it is
                     output, ok = clean_output(TargetOutput(error=str(error)), redact), False
                 observation = _observation(
-                    planned, experiment_id, target.name, target_ids, result, output, ok
+                    planned, variant, experiment_id, target.name, target_ids, result, output, ok
                 )
                 points = []
                 if ok:
@@ -301,6 +302,7 @@ async def _settle(buffer: WriteBuffer, feed: Feed) -> None:
 
 def _observation(
     planned: PlannedObservation,
+    variant: Variant,
     experiment_id: str,
     name: str,
     target_ids: list[str],
@@ -309,7 +311,6 @@ def _observation(
     ok: bool,
 ) -> Observation:
     """The record of one asked observation, built without validating what the runner made."""
-    variant = planned.variant
     return trusted(
         Observation,
         {

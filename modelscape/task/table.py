@@ -42,15 +42,19 @@ def _key(value: object) -> object:
 
     Python calls ``0``, ``0.0``, ``-0.0`` and ``False`` equal, and frozen models compare their
     fields that way; a shared value must keep its exact type and spelling, so the key holds
-    each scalar's type and ``repr`` (exact for floats) and walks into models and containers.
+    each value's type, a float's ``repr`` (exact, and apart for ``-0.0``), and walks into
+    models and containers.
     """
+    kind = type(value)
+    if kind is str or kind is int or kind is bool or value is None:
+        return (kind, value)
     if isinstance(value, BaseModel):
-        return (type(value), tuple((k, _key(v)) for k, v in value.__dict__.items()))
-    if type(value) is tuple:
-        return (tuple, tuple(_key(v) for v in value))
-    if type(value) is dict:
-        return (dict, tuple((k, _key(v)) for k, v in value.items()))
-    return (type(value), repr(value))
+        return (kind, tuple((k, _key(v)) for k, v in value.__dict__.items()))
+    if kind is tuple:
+        return (kind, tuple(_key(v) for v in value))  # type: ignore[attr-defined]
+    if kind is dict:
+        return (kind, tuple((k, _key(v)) for k, v in value.items()))  # type: ignore[attr-defined]
+    return (kind, repr(value))
 
 
 class VariantTable(Sequence[Variant]):
