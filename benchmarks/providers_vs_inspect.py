@@ -142,7 +142,7 @@ def drive_modelscape(url: str, requests: int, concurrency: int, profile: bool) -
     target = OpenAICompatibleTarget("fake", base_url=url, max_concurrency=concurrency)
     config = ExecutionConfig(concurrency=concurrency, timeout=30)
     experiment = scenario.experiment([target], config)
-    experiment.variants()  # building the task space is not the client's cost
+    experiment.variant_table()  # building the variants is not the client's cost
     with tempfile.TemporaryDirectory() as folder:
         store = SQLiteStore(Path(folder) / "runs.db")
         runner = Runner(store=store)

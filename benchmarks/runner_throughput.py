@@ -79,7 +79,7 @@ def main() -> None:
         [target], ExecutionConfig(concurrency=options.concurrency, timeout=10)
     )
     n = experiment.calls()
-    experiment.variants()  # the task space's own cost, not the runner's
+    experiment.variant_table()  # the task space's own cost, not the runner's
     with tempfile.TemporaryDirectory() as folder:
         store = SQLiteStore(Path(folder) / "runs.db")
         runner = Runner(store=store, redact=lambda text: text.replace("secret", "[redacted]"))

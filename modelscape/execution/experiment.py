@@ -21,18 +21,30 @@ from modelscape.target import Target
 from modelscape.target.shape import AnswerShape
 from modelscape.task.design import Grid, Sweep
 from modelscape.task.space import TaskSpace, Variant
+from modelscape.task.table import VariantTable
 
 __all__ = ["Experiment", "ObservationIds", "PlannedObservation"]
 
 
 class PlannedObservation(NamedTuple):
-    """One call an experiment makes: which target, variant and repetition, under which id."""
+    """One call an experiment makes: which target, variant and repetition, under which id.
+
+    The variant is named by its position in the experiment's :class:`VariantTable` and
+    assembled when :attr:`variant` is read, so that blocks of planned observations waiting to
+    be asked hold no variants of their own.
+    """
 
     id: str
     target: int
-    variant: Variant
+    position: int
     repetition: int
     seed: int
+    table: VariantTable
+
+    @property
+    def variant(self) -> Variant:
+        """The variant asked (assembled anew on every read)."""
+        return self.table.variant(self.position)
 
 
 def seed_hint(observation: str) -> int:
@@ -130,17 +142,26 @@ class Experiment:
 
     # -- what it asks ------------------------------------------------------------------------
     @cached_property
-    def _variants(self) -> tuple[Variant, ...]:
-        coordinates = self.design.coordinates(self.task_space)
-        return tuple(
-            self.task_space.variant(case, coordinate)
-            for case in self.task_space.cases
-            for coordinate in coordinates
-        )
+    def _table(self) -> VariantTable:
+        # Built once and held for the experiment's life, in the table's compact form; the
+        # task space does not keep the variants it builds for it.
+        return VariantTable(self.task_space, self.design.coordinates(self.task_space))
 
     def variants(self) -> tuple[Variant, ...]:
-        """Every variant asked of each target, case by case, each coordinate in design order."""
-        return self._variants
+        """Every variant asked of each target, case by case, each coordinate in design order.
+
+        Assembled on every call from the compact form the experiment holds them in (see
+        :meth:`variant_table`), so that keeping the result is the caller's choice.
+        """
+        return tuple(self._table)
+
+    def variant_table(self) -> VariantTable:
+        """The variants as the experiment holds them: compact, each assembled when read.
+
+        What a run reads: a run of a million observations holds a hundred thousand variants
+        for its whole length, at a fraction of their weight as models.
+        """
+        return self._table
 
     @cached_property
     def _record(self) -> ExperimentRecord:
@@ -202,14 +223,14 @@ class Experiment:
         Made as it is consumed: what is held is one number per (target, variant) pair, the
         shuffled order of the calls, never the planned observations themselves.
         """
-        variants = self.variants()
-        count = len(variants)
+        table = self._table
+        count = len(table)
         ids = self._ids()
 
         def planned(call: int, repetition: int) -> PlannedObservation:
             target, variant = divmod(call, count)
             oid = ids(target, variant, repetition)
-            return PlannedObservation(oid, target, variants[variant], repetition, seed_hint(oid))
+            return PlannedObservation(oid, target, variant, repetition, seed_hint(oid), table)
 
         # Call k is target k // count at variant k % count: the (target, variant) pairs target
         # by target. Shuffling their positions (8 bytes each) moves them exactly as shuffling
@@ -227,19 +248,17 @@ class Experiment:
 
     def _shuffled(self, seed: str) -> array[int]:
         """The positions of the (target, variant) pairs in one seeded random order."""
-        order = array("q", range(len(self.targets) * len(self.variants())))
+        order = array("q", range(len(self.targets) * len(self._table)))
         random.Random(seed).shuffle(order)
         return order
 
     def _ids(self) -> ObservationIds:
         # Each target's identity hashed once, not once per call: it costs more than the rest.
-        return ObservationIds(
-            self.seed, [t.identity.id for t in self.targets], [v.id for v in self.variants()]
-        )
+        return ObservationIds(self.seed, [t.identity.id for t in self.targets], self._table.ids)
 
     def calls(self) -> int:
         """How many observations a full run holds (all shards together)."""
-        return len(self.targets) * len(self.variants()) * self.repetitions
+        return len(self.targets) * len(self._table) * self.repetitions
 
     def planned(self) -> int:
         """How many observations :meth:`plan` holds: :meth:`calls`, or a shard's part of it.
@@ -254,14 +273,14 @@ class Experiment:
         return sum(
             shard.holds(ids(target, variant, repetition))
             for target in range(len(self.targets))
-            for variant in range(len(self.variants()))
+            for variant in range(len(self._table))
             for repetition in range(self.repetitions)
         )
 
     def __repr__(self) -> str:
         return (
             f"Experiment(targets={[t.name for t in self.targets]}, "
-            f"variants={len(self.variants())}, repetitions={self.repetitions}, seed={self.seed})"
+            f"variants={len(self._table)}, repetitions={self.repetitions}, seed={self.seed})"
         )
 
 

@@ -47,6 +47,7 @@ from modelscape.store.protocol import Store
 from modelscape.target.cleaning import Redactor, clean_output
 from modelscape.target.lifecycle import opened
 from modelscape.target.protocol import TargetError, TargetOutput, TargetRequest
+from modelscape.task.space import Variant
 
 __all__ = ["FLUSH_INTERVAL", "FLUSH_SIZE", "Progress", "ProgressCallback", "Runner"]
 
@@ -145,10 +146,13 @@ class Runner:
 
     async def _run(self, experiment: Experiment) -> Results:
         record = experiment.record()
-        variants = experiment.variants()
+        # The variants stay in the experiment's compact table for the whole run: each is
+        # assembled when a call, a save or a measure reads it (see modelscape.task.table).
+        variants = experiment.variant_table()
         store = self.store
         # Every store call runs in a thread (the store protocol asks stores to be thread-safe),
         # so a busy store never stalls the loop, where calls of other runs may be in flight.
+        # The store takes the variants one at a time and writes them in batches.
         await asyncio.to_thread(store.save_experiment, record, variants)
         measures = point_measures(experiment)
         reuse = Reuse(store, record.id, [m.identity.id for m in measures])
@@ -168,7 +172,7 @@ class Runner:
         unscored = await self._ask(experiment, record.id, feed, tally)
         self.last = tally.snapshot()
         tally.tick(force=True)
-        by_id = {v.id: v for v in variants}
+        by_id = variants.by_id()
         # Outputs reused without some point measurement, then fresh ones a measure could not
         # score, read back and measured a block at a time.
         for ids in itertools.chain(reuse.unmeasured.chunks(BLOCK), unscored.chunks(BLOCK)):
@@ -212,7 +216,7 @@ class Runner:
             while (planned := await feed.next()) is not None:
                 target = targets[planned.target]
                 breaker = breakers[planned.target]
-                variant = planned.variant
+                variant = planned.variant  # assembled: read once per call
                 request = trusted(
                     TargetRequest,
                     {
@@ -230,7 +234,7 @@ class Runner:
                 except TargetError as error:  # an output that cannot be stored as it is
                     output, ok = clean_output(TargetOutput(error=str(error)), redact), False
                 observation = _observation(
-                    planned, experiment_id, target.name, target_ids, result, output, ok
+                    planned, variant, experiment_id, target.name, target_ids, result, output, ok
                 )
                 points = []
                 if ok:
@@ -298,6 +302,7 @@ async def _settle(buffer: WriteBuffer, feed: Feed) -> None:
 
 def _observation(
     planned: PlannedObservation,
+    variant: Variant,
     experiment_id: str,
     name: str,
     target_ids: list[str],
@@ -306,7 +311,6 @@ def _observation(
     ok: bool,
 ) -> Observation:
     """The record of one asked observation, built without validating what the runner made."""
-    variant = planned.variant
     return trusted(
         Observation,
         {

@@ -6,6 +6,7 @@
 - :mod:`~modelscape.task.steps`: ``@perturbation``, ``Step``, ``Change``: the checked step
 - :mod:`~modelscape.task.space`: ``Axis``, ``TaskSpace``, ``Variant``
 - :mod:`~modelscape.task.design`: ``Sweep``, ``Grid``
+- :mod:`~modelscape.task.table`: the variants of a design held compactly, as a run holds them
 """
 
 from modelscape.task.coordinate import Coordinate

@@ -277,8 +277,26 @@ class TaskSpace(Generic[TaskT]):
         where = self.coordinate(coordinate)
         key = (case, where)
         cached = self._variants.get(key)
-        if cached is not None:
-            return cached
+        if cached is None:
+            cached = self._variants[key] = self._build(case, where)
+        return cached
+
+    def build_variant(
+        self, case: str, coordinate: Mapping[str, AxisValue] | None = None
+    ) -> Variant:
+        """The variant at a coordinate, as :meth:`variant` gives it, but not kept.
+
+        :meth:`variant` keeps every variant it builds, so that reviewing a scenario builds each
+        once. An experiment holds its variants in a compact form of its own
+        (:class:`~modelscape.task.table.VariantTable`) and builds them here, so that a run of
+        a hundred thousand variants does not also hold them all in full. A variant already
+        kept is returned as it is.
+        """
+        where = self.coordinate(coordinate)
+        cached = self._variants.get((case, where))
+        return cached if cached is not None else self._build(case, where)
+
+    def _build(self, case: str, where: Coordinate) -> Variant:
         task, steps = self._walk(case, where)
         prompt = self.realize(task)
         reference = task.reference()
@@ -291,7 +309,7 @@ class TaskSpace(Generic[TaskT]):
             "prompt": prompt.model_dump(mode="json"),
             "reference": reference,
         }
-        variant = Variant(
+        return Variant(
             id=content_id("variant", identity),
             case=case,
             coordinate=where.to_dict(),
@@ -302,8 +320,6 @@ class TaskSpace(Generic[TaskT]):
             prompt=prompt,
             steps=steps,
         )
-        self._variants[key] = variant
-        return variant
 
     @property
     def realizer_identity(self) -> Identity | None:
