@@ -13,23 +13,19 @@ spell them, so the page can lay the outputs out side by side without embedding a
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
 from modelscape._identity import AxisValue
+from modelscape.pages.embedded import embedded
 from modelscape.pages.scenario import show_value
 from modelscape.results.records import Observation
 from modelscape.results.results import Results
 from modelscape.task.space import Variant
 
 __all__ = ["OUTPUT_LIMIT", "Cell", "Evidence", "coordinate_text"]
-
-# Point metrics whose details keep the answer read from an output (see measures.answer_metrics).
-_READERS = ("answered", "correct")
-
 
 #: Two coordinates a number compares, each as :func:`coordinate_text` spells it.
 Step = tuple[str, str]
@@ -183,59 +179,17 @@ class Evidence:
         if self.results is None:
             return {"targets": [], "variants": [], "observations": [], "sets": [], "steps": []}
         results = self.results
-        used = self.observation_ids
-        held = results.observations
-        rows = getattr(held, "rows_by_id", None)
-        if isinstance(rows, dict) and hasattr(held, "at"):  # held as columns: build only these
-            observations = list(held.at(sorted(rows[i] for i in used)))
-        else:
-            observations = [o for o in held if o.id in used]
-        position = {o.id: i for i, o in enumerate(observations)}
-        variant_ids = list(dict.fromkeys(o.variant_id for o in observations))
-        variant_index = {v: i for i, v in enumerate(variant_ids)}
-        targets = list(results.targets)
+        found = embedded(results, self.observation_ids, self._long, limit=OUTPUT_LIMIT)
+        position = {observation: i for i, observation in enumerate(found.ids)}
         return {
-            "targets": targets,
-            "variants": [_variant(results.variant(v)) for v in variant_ids],
-            "observations": [
-                self._observation(o, variant_index[o.variant_id], targets.index(o.target))
-                for o in observations
-            ],
+            "targets": list(results.targets),
+            "variants": [_variant(results.variant(v)) for v in found.variants],
+            "observations": found.entries,
             "sets": [_runs(sorted(position[i] for i in ids)) for ids in self._sets],
             "steps": [
                 list(self._steps[index]) if index in self._steps else None
                 for index in range(len(self._sets))
             ],
-        }
-
-    def _observation(self, observation: Observation, variant: int, target: int) -> dict[str, Any]:
-        assert self.results is not None
-        output = observation.output
-        read: AxisValue | None = None
-        found = False
-        for name in _READERS:
-            point = self.results.point(name, observation.id)
-            if point is not None and isinstance(point.details, dict) and "answer" in point.details:
-                value = point.details["answer"]
-                read = value if isinstance(value, (str, int, float, bool)) else None
-                found = True
-                break
-        correct = self.results.point("correct", observation.id)
-        data = (
-            None if output.data is None else json.dumps(output.data, ensure_ascii=False, indent=1)
-        )
-        return {
-            "id": observation.id,
-            "target": target,
-            "variant": variant,
-            "repetition": observation.repetition,
-            "status": observation.status,
-            **self._long("text", output.text, f"{observation.id}.txt"),
-            **self._long("data", data, f"{observation.id}.json"),
-            "model": output.model,
-            "error": _cut(output.error),
-            "answer": show_value(read) if found and read is not None else None,
-            "correct": None if correct is None else correct.value,
         }
 
     def _long(self, key: str, text: str | None, name: str) -> dict[str, Any]:
@@ -249,12 +203,6 @@ class Evidence:
             self.attachments[path] = text
             entry[f"{key}_file"] = path
         return entry
-
-
-def _cut(text: str | None) -> str | None:
-    if text is None or len(text) <= OUTPUT_LIMIT:
-        return text
-    return f"{text[:OUTPUT_LIMIT]} … ({len(text) - OUTPUT_LIMIT:,} more characters)"
 
 
 def _variant(variant: Variant) -> dict[str, Any]:

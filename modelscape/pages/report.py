@@ -65,21 +65,44 @@ def load_outputs(outputs: Outputs, experiment: str) -> Results:
             store.close()
 
 
+#: Per record class, its fields named ``*_ids`` and its other fields (see _measurement_ids).
+_FIELDS: dict[type[BaseModel], tuple[tuple[str, ...], tuple[str, ...]]] = {}
+# Values that hold no record and no id: not walked into.
+_LEAVES = (str, int, float, type(None))
+
+
 def _measurement_ids(value: object, found: set[str]) -> None:
-    """Every measurement id a report names, from any record inside it."""
-    if isinstance(value, BaseModel):
-        for name in type(value).model_fields:
-            item = getattr(value, name)
-            if name.endswith("_ids") and isinstance(item, tuple):
-                found.update(i for i in item if isinstance(i, str))
-            else:
-                _measurement_ids(item, found)
-    elif isinstance(value, tuple | list):
-        for item in value:
-            _measurement_ids(item, found)
-    elif isinstance(value, dict):
-        for item in value.values():
-            _measurement_ids(item, found)
+    """Every measurement id a report names, from any record inside it: the text items of a
+    tuple held by a field named ``*_ids``; every other field, tuple, list and dict value is
+    walked into. A report holds thousands of records, so the walk keeps a stack rather than
+    recursing, and each class's fields are sorted into the two kinds once."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, BaseModel):
+            kind = type(item)
+            fields = _FIELDS.get(kind)
+            if fields is None:
+                names = tuple(kind.model_fields)
+                fields = _FIELDS[kind] = (
+                    tuple(n for n in names if n.endswith("_ids")),
+                    tuple(n for n in names if not n.endswith("_ids")),
+                )
+            ids, others = fields
+            for name in ids:
+                held = getattr(item, name)
+                if isinstance(held, tuple):
+                    found.update([i for i in held if isinstance(i, str)])
+                elif not isinstance(held, _LEAVES):
+                    stack.append(held)
+            for name in others:
+                held = getattr(item, name)
+                if not isinstance(held, _LEAVES):
+                    stack.append(held)
+        elif isinstance(item, tuple | list):
+            stack.extend([i for i in item if not isinstance(i, _LEAVES)])
+        elif isinstance(item, dict):
+            stack.extend([i for i in item.values() if not isinstance(i, _LEAVES)])
 
 
 def disagreement(report: Report, store: str | os.PathLike[str]) -> str | None:

@@ -11,6 +11,8 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from modelscape.pages import ReportPage, ScenarioPage, write_assets
 from modelscape.pages.page import PLOTLY_FILE, json_script, plotly_bundle
@@ -35,6 +37,23 @@ def test_json_script_cannot_close_its_element(text: str) -> None:
     for dangerous in ("<", ">", "&", "\u2028", "\u2029"):
         assert dangerous not in embedded
     assert json.loads(embedded) == {"text": text}
+
+
+# The escapes as one mapping, applied character by character: what json_script must equal.
+_ONE_BY_ONE = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
+
+
+@settings(max_examples=300)
+@given(
+    st.text(st.characters(codec=None, categories=None), max_size=60) | st.text("<>&/!-\u2028\u2029")
+)
+def test_json_script_escapes_each_character_once(text: str) -> None:
+    embedded = str(json_script({"text": text, "list": [text, text[::-1]]}))
+    plain = json.dumps(
+        {"text": text, "list": [text, text[::-1]]}, ensure_ascii=False, separators=(",", ":")
+    )
+    assert embedded == plain.translate(_ONE_BY_ONE)
+    assert json.loads(embedded)["text"] == text
 
 
 def test_json_script_turns_non_finite_numbers_into_null() -> None:

@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 import yaml
+from pydantic import BaseModel
 
 from modelscape.errors import ReportError
 from modelscape.execution import Runner
 from modelscape.pages import ReportPage
 from modelscape.pages.evidence import _runs
-from modelscape.pages.report import disagreement
+from modelscape.pages.report import _measurement_ids, disagreement
 from modelscape.report import Report
 from modelscape.results.results import Results
 from modelscape.specs import Spec, load_spec
@@ -23,6 +24,8 @@ from modelscape.store import SQLiteStore
 from modelscape.targets.reference import Flip
 from tests.pages.conftest import Run, _planted
 from tests.pages.parsing import parse
+
+CONTENT = Path(__file__).resolve().parents[2] / "content"
 
 
 def _members(runs: list[int]) -> list[int]:
@@ -137,6 +140,35 @@ def test_disagreement_says_whether_a_store_backs_the_report(
         rf"1 of the \d+ measurements the report names are not in the store \(such as {named}\)",
         reason,
     )
+
+
+def _named(value: object) -> set[str]:
+    """Every measurement id in a report, found the plain recursive way."""
+    if isinstance(value, BaseModel):
+        found: set[str] = set()
+        for name in type(value).model_fields:
+            item = getattr(value, name)
+            if name.endswith("_ids") and isinstance(item, tuple):
+                found.update(i for i in item if isinstance(i, str))
+            else:
+                found |= _named(item)
+        return found
+    if isinstance(value, tuple | list):
+        return set().union(*(_named(item) for item in value))
+    if isinstance(value, dict):
+        return set().union(*(_named(item) for item in value.values()))
+    return set()
+
+
+@pytest.mark.parametrize(
+    "folder", sorted(p.name for p in (CONTENT / "runs").iterdir() if (p / "report.json").exists())
+)
+def test_the_ids_a_report_names_are_every_one_inside_it(folder: str) -> None:
+    report = Report.load(CONTENT / "runs" / folder / "report.json")
+    found: set[str] = set()
+    _measurement_ids(report, found)
+    assert found == _named(report)
+    assert len(found) > 100
 
 
 def test_outputs_of_another_run_are_refused(run: Run, hostile_run: Run) -> None:

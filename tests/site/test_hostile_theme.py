@@ -9,7 +9,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from jinja2.exceptions import SecurityError
+from jinja2.sandbox import ImmutableSandboxedEnvironment
 
+from modelscape.pages.evidence import Cell
+from modelscape.site.theme import Theme
 from tests.site.hostile import Sandbox
 
 BOMB = (
@@ -199,3 +203,23 @@ def test_a_page_that_is_not_utf8_is_one_line(sandbox: Sandbox) -> None:
 def test_a_spec_that_is_not_utf8_is_skipped(sandbox: Sandbox) -> None:
     (sandbox.content / "specs" / "latin.yaml").write_bytes(b"name: caf\xe9\n")
     sandbox.warns(r"latin\.yaml: line 1, column 10: not UTF-8 \(byte 0xe9\)")
+
+
+def test_the_sandbox_answers_for_a_number_cell_as_jinja_does() -> None:
+    # The site's sandbox answers for number cells itself; its answer must be Jinja's own.
+    env = Theme(None).environment
+    cell = Cell("0.5", "accuracy", evidence=3, count=2, reason=None, caveats=("few cases",))
+    names = {
+        *dir(cell),
+        *("mro", "_x", "__class__", "__init__", "__globals__", "func_code", "gi_frame"),
+        *("append", "clear", "pop", "update", "format", "format_map", "text", "undefined"),
+    }
+    for name in sorted(names):
+        value = getattr(cell, name, None)
+        jinja = ImmutableSandboxedEnvironment.is_safe_attribute(env, cell, name, value)  # type: ignore[arg-type]
+        assert env.is_safe_attribute(cell, name, value) is jinja, name  # type: ignore[attr-defined]
+    # And in a template: fields are read, internals are not.
+    shown = env.from_string("{{ cell.text }} {{ cell.caveats | join }}").render(cell=cell)
+    assert shown == "0.5 few cases"
+    with pytest.raises(SecurityError):
+        env.from_string("{{ cell.__class__.__mro__ }}").render(cell=cell)

@@ -4,6 +4,7 @@ order, strict builds and template errors as in one process; and when workers are
 from __future__ import annotations
 
 import faulthandler
+import gc
 import multiprocessing
 import os
 import shutil
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from modelscape._collector import RUN_THRESHOLDS
 from modelscape.cli import main
 from modelscape.site import SiteError, build_site
 from modelscape.site import workers as workers_module
@@ -205,6 +207,20 @@ def test_the_map_in_workers_gives_every_value_in_order() -> None:
     indexes = list(range(1000, 0, -3))
     assert list(forked_map(lambda i: i * 2, indexes, workers=3)) == [i * 2 for i in indexes]
     assert multiprocessing.active_children() == []
+
+
+@pytest.mark.parametrize("workers", [1, pytest.param(2, marks=needs_fork)])
+def test_pages_are_made_with_the_collector_paced_and_its_thresholds_put_back(
+    workers: int,
+) -> None:
+    before = gc.get_threshold()
+    seen = list(forked_map(lambda i: gc.get_threshold(), list(range(8)), workers=workers))
+    # Raised while each page is made, in this process or in a worker; put back after.
+    assert (
+        seen
+        == [tuple(max(mine, ours) for mine, ours in zip(before, RUN_THRESHOLDS, strict=True))] * 8
+    )
+    assert gc.get_threshold() == before
 
 
 @needs_fork
