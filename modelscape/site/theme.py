@@ -18,6 +18,7 @@ the shipped page templates, so a template can extend the one it replaces.
 from __future__ import annotations
 
 import hashlib
+import types
 from collections.abc import Callable
 from functools import cached_property
 from importlib import resources
@@ -25,7 +26,10 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.runtime import BlockReference, LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
+from jinja2.utils import Cycler, Joiner, Namespace
+from markupsafe import Markup
 
 from modelscape.pages.evidence import Cell
 from modelscape.pages.page import environment
@@ -60,13 +64,37 @@ def _files(folder: Path) -> dict[str, Path]:
     }
 
 
-class _Sandbox(ImmutableSandboxedEnvironment):
-    """Jinja's immutable sandbox, answering at once for the numbers of a report page.
+#: Values whose methods a template may call: text, numbers and containers, which the immutable
+#: sandbox already keeps a template from changing, and Markup, which is text.
+_PLAIN = frozenset({str, int, float, bool, list, dict, tuple, set, frozenset, type(None), Markup})
+#: Jinja's own callables: macros and ``caller()``, ``super()`` and ``self.block()``, ``loop``,
+#: and the ``cycler``, ``joiner`` and ``namespace`` globals and what they make.
+_JINJA = (Macro, BlockReference, LoopContext, Cycler, Joiner, Namespace)
+#: Bound methods, Python's and builtin ones.
+_BOUND = (
+    types.MethodType,
+    types.BuiltinFunctionType,
+    types.BuiltinMethodType,
+    types.MethodWrapperType,
+)
 
-    A report page reads the fields of its number cells some three thousand times, and the
-    sandbox asks on each read whether the object is code or a mutable container (a dozen
-    ``isinstance`` checks, ~1 µs: 3 ms of the page). A :class:`Cell` is neither: for it the
-    sandbox's answer is always "any name not starting with an underscore", given here
+
+class _Sandbox(ImmutableSandboxedEnvironment):
+    """Jinja's immutable sandbox, with two changes: what a template may call, and an answer
+    given at once for the numbers of a report page.
+
+    **Calls.** Jinja's sandbox refuses to reach Python's internals, but lets a template call
+    any public method of the objects in its context, and those include modelscape's own:
+    ``{{ report.save("/anywhere") }}`` in a contributed theme wrote a file wherever the build
+    could write. A template here may call only Jinja's own callables (macros, ``super()``,
+    ``loop``, the globals Jinja provides) and the methods of plain values (text, numbers,
+    lists, dicts); a method of any other object is refused with the sandbox's error, which the
+    build reports with the template's file and line.
+
+    **Numbers.** A report page reads the fields of its number cells some three thousand times,
+    and the sandbox asks on each read whether the object is code or a mutable container (a
+    dozen ``isinstance`` checks, ~1 µs: 3 ms of the page). A :class:`Cell` is neither: for it
+    the sandbox's answer is always "any name not starting with an underscore", given here
     directly (a test compares the two). Every other object is asked about as before.
     """
 
@@ -74,6 +102,25 @@ class _Sandbox(ImmutableSandboxedEnvironment):
         if type(obj) is Cell:
             return not attr.startswith("_")
         return super().is_safe_attribute(obj, attr, value)
+
+    def is_safe_callable(self, obj: Any) -> bool:
+        return super().is_safe_callable(obj) and _may_call(obj)
+
+
+def _may_call(obj: Any) -> bool:
+    """Whether a template may call ``obj`` (see :class:`_Sandbox`)."""
+    if isinstance(obj, _JINJA):
+        return True
+    if isinstance(obj, _BOUND):
+        # A bound method: allowed on plain values and Jinja's objects (``loop.cycle``); a
+        # builtin whose owner is a module (``os.system``) or any other object is not.
+        owner = obj.__self__
+        return type(owner) in _PLAIN or isinstance(owner, _JINJA)
+    if isinstance(obj, types.FunctionType):
+        # Jinja's sandboxed ``range``, ``lipsum`` and its safe ``str.format`` (a wrapper that
+        # takes the name of ``str.format``: the module it was written in tells).
+        return str(obj.__globals__.get("__name__", "")).split(".")[0] == "jinja2"
+    return obj in _JINJA or obj is dict
 
 
 class _ConfinedLoader(jinja2.FileSystemLoader):

@@ -61,6 +61,53 @@ def test_theme_templates_cannot_run_code(
     assert not (sandbox.outside / "MARKER").exists()
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        # Report.save writes a file wherever the build may write (found in note 032).
+        "{{ report.save('pwned.json') }}",
+        "{{ report.load('pwned.json') }}",
+        # Methods of modelscape's objects are refused whatever they do: only plain values and
+        # Jinja's own callables may be called.
+        "{{ report.summary() }}",
+        "{{ report.scorecards[0].model_dump_json() }}",
+        "{{ provenance.model_copy() }}",
+    ],
+)
+def test_theme_templates_cannot_call_methods_of_the_objects_they_show(
+    sandbox: Sandbox, payload: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(sandbox.outside)
+    theme = _theme(sandbox)
+    (theme / "templates" / "report.html.j2").write_text(
+        '{% extends "default/report.html.j2" %}\n{% block footer %}' + payload + "{% endblock %}\n",
+        encoding="utf-8",
+    )
+    message = sandbox.refuses(r"report\.html\.j2: line 2: refused by the template sandbox")
+    assert "is not safely callable" in message
+    assert not (sandbox.outside / "pwned.json").exists()
+
+
+def test_plain_values_and_jinja_callables_stay_callable_in_a_theme(sandbox: Sandbox) -> None:
+    theme = _theme(sandbox)
+    (theme / "templates" / "report.html.j2").write_text(
+        '{% extends "default/report.html.j2" %}\n'
+        "{% macro shout(text) %}{{ text | upper }}{% endmacro %}\n"
+        "{% block footer %}<footer><p>"
+        "{{ shout('a') }}|{{ 'x-y'.split('-') | join('+') }}|{{ '{} {}'.format(1, 2) }}|"
+        "{{ {'k': 3}.items() | list | length }}|{{ range(3) | list | join(',') }}|"
+        "{% set row = cycler('odd', 'even') %}{% for t in report.targets[:2] %}"
+        "{{ row.next() }}{{ loop.cycle(':', ';') }}{% endfor %}|"
+        "{% set ns = namespace(n=0) %}{% set ns.n = 5 %}{{ ns.n }}|{{ dict(a=1) | length }}"
+        "</p>{{ super() }}</footer>{% endblock %}\n",
+        encoding="utf-8",
+    )
+    assert sandbox.build(strict=True).warnings == []
+    report = next((sandbox.output / "reports").glob("*.html"))
+    page = report.read_text(encoding="utf-8")
+    assert "<footer><p>A|x+y|1 2|1|0,1,2|odd:even;|5|1</p>" in page
+
+
 def test_a_theme_override_still_renders_in_the_sandbox(sandbox: Sandbox) -> None:
     theme = _theme(sandbox)
     (theme / "templates" / "base.html.j2").write_text(
