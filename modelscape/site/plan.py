@@ -114,12 +114,15 @@ def plan(
     *,
     pagefind: bool = False,
     workers: int | None = None,
+    registered: list[str] | None = None,
 ) -> tuple[list[Job], dict[str, dict[str, Any]]]:
     """Every output of the site as a job, and the run summaries to keep for the next build.
 
     Warnings met while planning (a run skipped, a spec missing) go to ``warnings``.
     ``pagefind``: the build makes a Pagefind index, which the search page then uses.
     ``workers``: the processes that may read reports (see :mod:`modelscape.site.workers`).
+    ``registered``: the scenarios looked up among installed packages go there (the plan
+    then depends on what is installed, not only on files).
     """
     runs, keys, kept = _summaries(content, hashes, manifest, warnings, workers)
     catalog = Catalog(runs, content.specs)
@@ -154,6 +157,8 @@ def plan(
     for name in catalog.scenario_pages:
         spec = maker.spec_of(name)
         python = maker.registered(name) if spec is None else None
+        if spec is None and registered is not None:
+            registered.append(name)
         spec_inputs = (
             (spec.name, hashes(spec)) if spec is not None else python and python.identity.id
         )

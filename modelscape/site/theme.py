@@ -26,7 +26,6 @@ from pathlib import Path
 import jinja2
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from modelscape.pages.page import environment
 from modelscape.site.config import SiteError
 from modelscape.site.confine import content_files, is_inside
 
@@ -115,6 +114,10 @@ class Theme:
         if self.site is not None and self.content is not None:
             loaders.append(_ConfinedLoader(self.site / "templates", self.content))
         loaders += [default, jinja2.PrefixLoader({"default": default, "pages": pages}), pages]
+        # Imported here: the page code loads the statistics, which a build with nothing to
+        # make never needs (it reads only the theme's digest).
+        from modelscape.pages.page import environment
+
         shipped = environment()
         env = ImmutableSandboxedEnvironment(
             loader=jinja2.ChoiceLoader(loaders),
@@ -143,7 +146,9 @@ class Theme:
         It is part of every page's input hash, so editing a template re-renders every page.
         """
         digest = hashlib.sha256()
-        layers = [*(f for f in self.folders), Path(str(resources.files("modelscape.pages")))]
+        # The page templates' folder, found without importing the page code (see environment).
+        pages = Path(str(resources.files("modelscape"))) / "pages"
+        layers = [*(f for f in self.folders), pages]
         for layer in layers:
             for name, path in _files(layer).items():
                 if name.endswith(".py") or "__pycache__" in name:

@@ -1,0 +1,139 @@
+"""A rebuild with nothing changed, recognised before the site is planned.
+
+The plan (see :mod:`modelscape.site.plan`) is a function of what it reads: the content
+folder's listing (pages, files, specs, runs, and the warnings met finding them), the settings
+and build options, the theme, the modelscape version, Pagefind's version, and the input files
+it hashes. A build that writes keeps a hash of all but the last in the manifest
+(``inputs``), and the last are the manifest's table of input files, by size and modification
+time. When a new build finds the same hash, every file of that table with the same size and
+time, and every output of the manifest still in the output folder, its plan would be the last
+one, output for output, and the site as it stands is what it would make: it returns at once,
+without loading the report and page code or planning 11,000 jobs.
+
+A plan that depends on something the table cannot see is never answered this way: a scenario
+looked up among installed packages' entry points (a package installed or changed since would
+not show), or an input outside the content folder, the theme and modelscape. Such a build
+keeps no ``inputs`` hash, and the next build plans as before.
+
+The manifest is sealed (see :mod:`modelscape.site.manifest`): one edited by hand or damaged is
+not read at all, so none of what it keeps can make a stale page survive.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from modelscape import __version__
+from modelscape.site.content import Content
+from modelscape.site.jobs import BuildResult, digest_of
+from modelscape.site.manifest import Manifest, portable, restored
+
+__all__ = ["fingerprint", "quick_result"]
+
+
+def fingerprint(
+    found: Content,
+    *,
+    label: Callable[[Path], str],
+    theme: str,
+    limit: float,
+    pagefind: str | None,
+) -> str:
+    """The hash of everything a plan reads but its input files: the content's listing, the
+    settings, the file-size limit, the theme's digest and Pagefind's version (None when it is
+    not installed). Paths are hashed by their labels, so the hash does not depend on where the
+    content folder is."""
+    return digest_of(
+        "inputs",
+        __version__,
+        found.config.model_dump(mode="json"),
+        limit,
+        pagefind,
+        theme,
+        [(label(page.source), page.output) for page in found.pages],
+        {site: label(path) for site, path in found.files.items()},
+        {name: label(path) for name, path in found.specs.items()},
+        [
+            [run.name, *map(_optional(label), (run.report, run.store, run.notes))]
+            for run in found.runs
+        ],
+        portable(found.warnings, found.root),
+    )
+
+
+def _optional(label: Callable[[Path], str]) -> Callable[[Path | None], str | None]:
+    return lambda path: None if path is None else label(path)
+
+
+def _same_files(table: dict[str, list[object]], bases: dict[str, Path]) -> bool:
+    """Whether every file of the table still has its size and modification time."""
+    for key, (size, modified, _digest) in table.items():
+        kind, _, relative = key.partition(":")
+        base = bases.get(kind)
+        if base is None:
+            return False
+        try:
+            stat = (base / relative).stat()
+        except OSError:
+            return False
+        if stat.st_size != size or stat.st_mtime_ns != modified:
+            return False
+    return True
+
+
+def _present(folder: Path, paths: Iterable[str]) -> bool:
+    """Whether every path (a site path the sealed manifest holds) is a file of the folder.
+
+    Each folder is listed once instead of asking for each of 20,000 files; a name that is a
+    link is followed, as the build's own check does.
+    """
+    listed: dict[str, dict[str, bool]] = {}
+    for path in paths:
+        parent, _, name = path.rpartition("/")
+        names = listed.get(parent)
+        if names is None:
+            try:
+                with os.scandir(folder / parent) as entries:
+                    names = {entry.name: entry.is_symlink() for entry in entries}
+            except OSError:
+                return False
+            listed[parent] = names
+        linked = names.get(name)
+        if linked is None or (linked and not (folder / path).exists()):
+            return False
+    return True
+
+
+def quick_result(
+    found: Content,
+    folder: Path,
+    manifest: Manifest,
+    inputs: str,
+    bases: dict[str, Path],
+) -> BuildResult | None:
+    """The result of a build with nothing to write, as the planning build would give it (the
+    same outputs reused, the same warnings in the same order), or None when something may
+    have changed."""
+    if manifest.inputs is None or manifest.inputs != inputs:
+        return None
+    outputs = manifest.outputs
+    if not all(path in outputs for path in manifest.order):
+        return None
+    if not _same_files(manifest.files, bases):
+        return None
+    listed: list[str] = []
+    for path in manifest.order:
+        listed.extend([path, *outputs[path].files])
+    listed.extend(sorted(set(outputs) - set(listed)))
+    if not _present(folder, listed):
+        return None
+    root = found.root
+    result = BuildResult(folder, warnings=list(found.warnings))
+    result.warnings.extend(restored(manifest.planned, root))
+    for path in manifest.order:
+        result.warnings.extend(restored(outputs[path].warnings, root))
+    result.warnings.extend(restored(manifest.checks, root))
+    result.reused.extend(listed)
+    return result
