@@ -45,7 +45,7 @@ from modelscape.site.manifest import (
 from modelscape.site.search import pagefind_installed, pagefind_outputs, pagefind_version
 from modelscape.site.staging import staged
 from modelscape.site.theme import Theme
-from modelscape.site.unchanged import fingerprint, quick_result
+from modelscape.site.unchanged import fingerprint, own_scenarios, plugins, quick_result
 from modelscape.site.workers import make_all, worker_count
 
 __all__ = ["BuildResult", "Job", "build_site", "digest_of"]
@@ -164,8 +164,10 @@ def build_site(
     site_theme = root / found.config.theme if found.config.theme else None
     theme = Theme(site_theme, content=root)
     pagefind = pagefind_version() if pagefind_installed() else None
+    scenarios = plugins()
+    label = _labels(root, theme)
     inputs = fingerprint(
-        found, label=_labels(root, theme), theme=theme.digest, limit=limit, pagefind=pagefind
+        found, label=label, theme=theme.digest, limit=limit, pagefind=pagefind, scenarios=scenarios
     )
     result = quick_result(found, folder, manifest, inputs, _bases(root, theme))
     if result is not None:
@@ -174,7 +176,9 @@ def build_site(
         result.seconds = time.perf_counter() - started
         return result
     # Planned against the output folder as it is, which the staged copy starts from.
-    build = _Build(found, folder, manifest, theme, limit=limit, workers=workers, inputs=inputs)
+    build = _Build(found, folder, manifest, theme, limit=limit, workers=workers)
+    if build.kept and own_scenarios(build.registered, scenarios):
+        build.inputs = inputs
     result = build.unchanged()
     if result is not None:
         _refuse_warnings(result, strict)
@@ -224,7 +228,6 @@ class _Build:
         *,
         limit: float,
         workers: int | None,
-        inputs: str,
     ) -> None:
         # The page code, loaded only by a build that plans (see modelscape.site.unchanged).
         from modelscape.site.plan import plan
@@ -234,7 +237,7 @@ class _Build:
         self.hashes = FileHashes(self.manifest.files, label=_labels(found.root, self.theme))
         self.result = BuildResult(folder, warnings=list(found.warnings))
         self.pagefind = pagefind_installed()
-        registered: list[str] = []
+        self.registered: list[str] = []
         self.jobs, self.summaries = plan(
             found,
             self.theme,
@@ -243,14 +246,15 @@ class _Build:
             self.result.warnings,
             pagefind=self.pagefind,
             workers=workers,
-            registered=registered,
+            registered=self.registered,
         )
         self.planned = portable(self.result.warnings[len(found.warnings) :], found.root)
-        # Kept for the next build only when nothing but the input files' table and this hash
-        # decides the plan: not a scenario from an installed package, nor a file elsewhere.
+        # The hash of the plan's inputs is kept for the next build only when it and the input
+        # files' table decide the plan: not when a file elsewhere was read (nor, see
+        # build_site, a scenario of another package).
         known = ("content:", "theme:", "modelscape:")
-        outside = any(not key.startswith(known) for key in self.hashes.seen)
-        self.inputs = None if registered or outside else inputs
+        self.kept = all(key.startswith(known) for key in self.hashes.seen)
+        self.inputs: str | None = None
         # What decides every output and site-wide file: when it is the last build's, and its
         # files are all there, there is nothing to make.
         self.key = digest_of(

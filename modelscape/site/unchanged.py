@@ -10,10 +10,13 @@ time, and every output of the manifest still in the output folder, its plan woul
 one, output for output, and the site as it stands is what it would make: it returns at once,
 without loading the report and page code or planning 11,000 jobs.
 
-A plan that depends on something the table cannot see is never answered this way: a scenario
-looked up among installed packages' entry points (a package installed or changed since would
-not show), or an input outside the content folder, the theme and modelscape. Such a build
-keeps no ``inputs`` hash, and the next build plans as before.
+Scenarios written in Python are found among the installed packages' entry points: the hash
+holds every entry of that group with its package and version, so installing, removing or
+upgrading one is seen. A plan that used a scenario of another package than modelscape, whose
+code may change in place without a new version, or an input outside the content folder, the
+theme and modelscape, is never answered this way: such a build keeps no ``inputs`` hash, and
+the next build plans as before. (Modelscape's own scenarios go with its version, as its page
+code and templates do.)
 
 The manifest is sealed (see :mod:`modelscape.site.manifest`): one edited by hand or damaged is
 not read at all, so none of what it keeps can make a stale page survive.
@@ -23,14 +26,40 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from importlib.metadata import entry_points
 from pathlib import Path
 
 from modelscape import __version__
+from modelscape._version import DISTRIBUTION
 from modelscape.site.content import Content
 from modelscape.site.jobs import BuildResult, digest_of
 from modelscape.site.manifest import Manifest, portable, restored
 
-__all__ = ["fingerprint", "quick_result"]
+__all__ = ["SCENARIOS", "fingerprint", "own_scenarios", "plugins", "quick_result"]
+
+#: The entry point group of scenarios (``modelscape.specs.registry.GROUP``, not imported: the
+#: specs load the statistics, which a build with nothing to make never needs).
+SCENARIOS = "modelscape.scenarios"
+
+
+def plugins() -> list[list[str]]:
+    """Every scenario an installed package registers: its name, object, package, version."""
+    found = [
+        [
+            entry.name,
+            entry.value,
+            *((entry.dist.name, entry.dist.version) if entry.dist else ("", "")),
+        ]
+        for entry in entry_points(group=SCENARIOS)
+    ]
+    return sorted(found)
+
+
+def own_scenarios(names: Iterable[str], listed: list[list[str]]) -> bool:
+    """Whether every scenario of ``names`` is registered by modelscape itself or by no
+    package at all (then a package that registers it later changes the listing)."""
+    wanted = set(names)
+    return all(entry[2] == DISTRIBUTION for entry in listed if entry[0] in wanted)
 
 
 def fingerprint(
@@ -40,11 +69,13 @@ def fingerprint(
     theme: str,
     limit: float,
     pagefind: str | None,
+    scenarios: list[list[str]],
 ) -> str:
     """The hash of everything a plan reads but its input files: the content's listing, the
-    settings, the file-size limit, the theme's digest and Pagefind's version (None when it is
-    not installed). Paths are hashed by their labels, so the hash does not depend on where the
-    content folder is."""
+    settings, the file-size limit, the theme's digest, Pagefind's version (None when it is
+    not installed) and the scenarios installed packages register (see :func:`plugins`).
+    Paths are hashed by their labels, so the hash does not depend on where the content
+    folder is."""
     return digest_of(
         "inputs",
         __version__,
@@ -52,6 +83,7 @@ def fingerprint(
         limit,
         pagefind,
         theme,
+        scenarios,
         [(label(page.source), page.output) for page in found.pages],
         {site: label(path) for site, path in found.files.items()},
         {name: label(path) for name, path in found.specs.items()},
@@ -87,21 +119,20 @@ def _present(folder: Path, paths: Iterable[str]) -> bool:
     """Whether every path (a site path the sealed manifest holds) is a file of the folder.
 
     Each folder is listed once instead of asking for each of 20,000 files; a name that is a
-    link is followed, as the build's own check does.
+    link counts if it leads to a file, and a folder where a file was does not count.
     """
-    listed: dict[str, dict[str, bool]] = {}
+    listed: dict[str, set[str]] = {}
     for path in paths:
         parent, _, name = path.rpartition("/")
         names = listed.get(parent)
         if names is None:
             try:
                 with os.scandir(folder / parent) as entries:
-                    names = {entry.name: entry.is_symlink() for entry in entries}
+                    names = {entry.name for entry in entries if entry.is_file()}
             except OSError:
                 return False
             listed[parent] = names
-        linked = names.get(name)
-        if linked is None or (linked and not (folder / path).exists()):
+        if name not in names:
             return False
     return True
 
