@@ -238,6 +238,7 @@ class _Build:
         self.result = BuildResult(folder, warnings=list(found.warnings))
         self.pagefind = pagefind_installed()
         self.registered: list[str] = []
+        self.mentioned: dict[str, bool] = {}
         self.jobs, self.summaries = plan(
             found,
             self.theme,
@@ -247,6 +248,7 @@ class _Build:
             pagefind=self.pagefind,
             workers=workers,
             registered=self.registered,
+            mentioned=self.mentioned,
         )
         self.planned = portable(self.result.warnings[len(found.warnings) :], found.root)
         # The hash of the plan's inputs is kept for the next build only when it and the input
@@ -366,6 +368,6 @@ class _Build:
         checks.extend(_too_large(site, list(records), self.limit))
         result.warnings.extend(checks)
         order = [job.path for job in jobs]
-        kept = (self.summaries, key, portable(checks, root), inputs, order, self.planned)
-        Manifest(records, self.hashes.seen, *kept).save(folder)
+        kept = (key, portable(checks, root), inputs, order, self.planned, self.mentioned)
+        Manifest(records, self.hashes.seen, self.summaries, *kept).save(folder)
         return result

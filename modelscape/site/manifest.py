@@ -144,6 +144,8 @@ class Manifest:
     inputs: str | None = None
     order: list[str] = field(default_factory=list)
     planned: list[str] = field(default_factory=list)
+    #: Whether each markdown page may embed results, by the hash of its file.
+    mentions: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
     def load(cls, folder: Path) -> Manifest:
@@ -185,11 +187,17 @@ class Manifest:
             site_key, checks = data.get("key"), _texts(data.get("checks", []))
             order, planned = _texts(data.get("order", [])), _texts(data.get("planned", []))
             inputs = data.get("inputs")
+            mentions = data.get("mentions", {})
+            if not isinstance(mentions, dict) or not all(
+                isinstance(value, bool) for value in mentions.values()
+            ):
+                raise ValueError("a page's answer that is not true or false")
         except ValueError:
             return cls()
         site_key = site_key if isinstance(site_key, str) else None
         inputs = inputs if isinstance(inputs, str) else None
-        return cls(outputs, dict(files), dict(summaries), site_key, checks, inputs, order, planned)
+        kept = (site_key, checks, inputs, order, planned, mentions)
+        return cls(outputs, dict(files), dict(summaries), *kept)
 
     def read_pages(self, folder: Path) -> None:
         """Add every output's links and search entry from the pages file beside the manifest.
@@ -227,6 +235,7 @@ class Manifest:
             "inputs": self.inputs,
             "order": self.order,
             "planned": self.planned,
+            "mentions": self.mentions,
         }
         # The seal, last: the sha256 of the text before it, so the manifest stays one JSON
         # object and its reader checks it without writing the data out again.

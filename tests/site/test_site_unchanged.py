@@ -218,6 +218,8 @@ def test_an_edited_manifest_never_keeps_a_stale_page(content: Path, tmp_path: Pa
         entry[0], entry[1] = stat.st_size, stat.st_mtime_ns
         for key in data["summaries"]:
             data["summaries"][key]["run"] = "forged"
+        # Every page said to embed nothing, so a changed run would leave it as it is.
+        data["mentions"] = dict.fromkeys(data["mentions"], False)
 
     _forge(site, hide_the_change)
     result = build_site(content, site)
@@ -287,3 +289,30 @@ def test_a_no_change_build_loads_no_page_code(content: Path, tmp_path: Path) -> 
     )
     assert "0 files written" in done.stdout
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_a_pages_answer_to_embeds_is_kept_by_its_hash(
+    content: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    build_site(content, site)
+    assert set(Manifest.load(site).mentions.values()) == {False}
+    read: list[str] = []
+    real = modelscape.site.plan.mentions
+
+    def counted(text: str) -> bool:
+        read.append(text)
+        return real(text)
+
+    monkeypatch.setattr(modelscape.site.plan, "mentions", counted)
+    about = content / "pages" / "about.md"
+    about.write_text(f"```modelscape\nscorecard: {RUN}\n```\n", encoding="utf-8")
+    result = build_site(content, site)
+    # Only the changed page is read to answer; it now shows the run, so it changes with it.
+    assert len(read) == 1
+    assert "about.html" in result.rendered
+    assert True in Manifest.load(site).mentions.values()
+    report = content / "runs" / RUN / "report.json"
+    report.write_text(report.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    assert "about.html" in build_site(content, site).rendered
+    assert len(read) == 1
