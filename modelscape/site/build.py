@@ -91,7 +91,9 @@ def _labels(root: Path, theme: Theme) -> Callable[[Path], str]:
         text = os.fspath(path)
         for name, prefix in prefixes:
             if text.startswith(prefix):
-                return f"{name}:{Path(text[len(prefix) :]).as_posix()}"
+                # A Path's text is already normalised: only the separator may need changing.
+                relative = text[len(prefix) :]
+                return f"{name}:{relative if os.sep == '/' else Path(relative).as_posix()}"
         return "file:" + hashlib.sha256(text.encode()).hexdigest()[:20]
 
     return label

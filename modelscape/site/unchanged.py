@@ -101,13 +101,15 @@ def _optional(label: Callable[[Path], str]) -> Callable[[Path | None], str | Non
 
 def _same_files(table: dict[str, list[object]], bases: dict[str, Path]) -> bool:
     """Whether every file of the table still has its size and modification time."""
+    # Joined as text: a Path for each of ten thousand files costs more than its stat.
+    folders = {kind: os.fspath(base) for kind, base in bases.items()}
     for key, (size, modified, _digest) in table.items():
         kind, _, relative = key.partition(":")
-        base = bases.get(kind)
+        base = folders.get(kind)
         if base is None:
             return False
         try:
-            stat = (base / relative).stat()
+            stat = os.stat(os.path.join(base, relative))
         except OSError:
             return False
         if stat.st_size != size or stat.st_mtime_ns != modified:
@@ -164,7 +166,8 @@ def quick_result(
     result = BuildResult(folder, warnings=list(found.warnings))
     result.warnings.extend(restored(manifest.planned, root))
     for path in manifest.order:
-        result.warnings.extend(restored(outputs[path].warnings, root))
+        if outputs[path].warnings:
+            result.warnings.extend(restored(outputs[path].warnings, root))
     result.warnings.extend(restored(manifest.checks, root))
     result.reused.extend(listed)
     return result
