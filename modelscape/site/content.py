@@ -194,14 +194,21 @@ def _inside(
     return False
 
 
+def _listed(path: Path) -> bool:
+    """Whether a folder lists ``path``: a file, a folder or a link (even one to nothing), as
+    ``path.exists() or path.is_symlink()`` in one call instead of two."""
+    try:
+        os.lstat(path)
+    except OSError:
+        return False
+    return True
+
+
 def _store_of(run: Path, root: Path, warnings: list[str], known: dict[str, str]) -> Path | None:
     """The run's store: ``store.db``, else the folder's one ``*.db`` file, kept inside root
     (resolved)."""
     preferred = run / "store.db"
-    if preferred.exists() or preferred.is_symlink():
-        candidates = [preferred]
-    else:
-        candidates = sorted(run.glob("*.db"))
+    candidates = [preferred] if _listed(preferred) else sorted(run.glob("*.db"))
     if len(candidates) != 1:
         warnings.append(
             f"{run}: several *.db files and no store.db: name the run's store store.db"
@@ -212,7 +219,7 @@ def _store_of(run: Path, root: Path, warnings: list[str], known: dict[str, str])
     store = candidates[0]
     # SQLite also opens the journal files beside a store, and may write to them.
     for path in (store, *(Path(f"{store}{end}") for end in ("-wal", "-shm", "-journal"))):
-        if (path.exists() or path.is_symlink()) and not _inside(
+        if _listed(path) and not _inside(
             path, root, warnings, "the report page cannot open the run's outputs", known
         ):
             return None

@@ -96,12 +96,14 @@ class OutputRecord:
         """A record from the manifest's data; ValueError if it is not one this build wrote."""
         if not isinstance(entry, dict) or not isinstance(entry.get("digest"), str):
             raise ValueError("an output without its digest")
+        # Most outputs have neither warnings nor files: nothing to check then.
+        warnings, files = entry.get("warnings"), entry.get("files")
         record = cls(
             entry["digest"],
-            warnings=_texts(entry.get("warnings", [])),
-            files=_texts(entry.get("files", [])),
+            warnings=[] if warnings is None else _texts(warnings),
+            files=[] if files is None else _texts(files),
         )
-        if any(site_path(path) is None for path in record.files):
+        if files is not None and any(site_path(path) is None for path in record.files):
             raise ValueError("a file outside the output folder")
         return record
 
