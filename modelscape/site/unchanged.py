@@ -106,7 +106,9 @@ def _same_files(table: dict[str, list[object]], bases: dict[str, Path]) -> bool:
     for key, (size, modified, _digest) in table.items():
         kind, _, relative = key.partition(":")
         base = folders.get(kind)
-        if base is None:
+        # A build labels only files under their folder; any other label is not one it wrote,
+        # and nothing outside the folders is looked at.
+        if base is None or relative.startswith("/") or ".." in relative.split("/"):
             return False
         try:
             stat = os.stat(os.path.join(base, relative))

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import modelscape.site.build
 import modelscape.site.plan
+import modelscape.site.unchanged
 from modelscape.site import SiteError, build_site
 from modelscape.site.build import _ASSETS
 from modelscape.site.manifest import MANIFEST, Manifest, OutputRecord
@@ -316,3 +317,29 @@ def test_a_pages_answer_to_embeds_is_kept_by_its_hash(
     report.write_text(report.read_text(encoding="utf-8") + " ", encoding="utf-8")
     assert "about.html" in build_site(content, site).rendered
     assert len(read) == 1
+
+
+def test_a_resealed_table_does_not_look_outside(
+    content: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    site = tmp_path / "site"
+    build_site(content, site)
+    manifest = Manifest.load(site)
+    outside = tmp_path / "outside.txt"
+    outside.write_text("x", encoding="utf-8")
+    stat = outside.stat()
+    # A table naming a file outside the content folder, sealed as a build would seal it.
+    files = {**manifest.files, "content:../outside.txt": [stat.st_size, stat.st_mtime_ns, "d"]}
+    Manifest(**{**vars(manifest), "files": files}).save(site)
+    looked: list[str] = []
+    real_stat = os.stat
+
+    def watched(path: Any, *args: Any, **kwargs: Any) -> Any:
+        looked.append(os.fspath(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(modelscape.site.unchanged.os, "stat", watched)
+    calls = _count_plans(monkeypatch)
+    build_site(content, site)
+    assert calls == [1]
+    assert not any("outside" in path for path in looked)
