@@ -8,6 +8,7 @@ status 1, without a traceback.
 from __future__ import annotations
 
 import warnings
+from importlib import import_module
 from typing import Any
 
 import click
@@ -41,22 +42,41 @@ class Group(click.Group):
                     click.echo(f"warning: {message}", err=True)
 
 
-@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
+#: Each command's module. A module is imported when one of its commands is asked for, not
+#: when the command line starts: the commands that run experiments import the statistics,
+#: numpy and scipy (a second or more), which ``modelscape build`` and ``--version`` never need.
+COMMANDS = {
+    "build": "site",
+    "check": "report",
+    "describe": "review",
+    "example": "review",
+    "init": "site",
+    "lexicons": "review",
+    "merge": "merge",
+    "page": "page",
+    "prompts": "review",
+    "report": "report",
+    "run": "execution",
+    "runs": "execution",
+    "serve": "site",
+    "specs": "review",
+}
+
+
+class _Commands(Group):
+    """The top-level group: its commands registered by their module on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMANDS.get(cmd_name)
+        if module is not None and cmd_name not in self.commands:
+            import_module(f"modelscape.cli.{module}").register(self)
+        return super().get_command(ctx, cmd_name)
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="modelscape")
 def main() -> None:
     """Map where language models change their behaviour, one controlled change at a time."""
-
-
-def _register() -> None:
-    from modelscape.cli import execution, merge, page, report, review
-    from modelscape.cli import site as site_commands
-
-    review.register(main)
-    execution.register(main)
-    merge.register(main)
-    report.register(main)
-    page.register(main)
-    site_commands.register(main)
-
-
-_register()

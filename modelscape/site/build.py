@@ -42,17 +42,19 @@ from modelscape.site.manifest import (
     search_index,
     sitemap,
 )
-from modelscape.site.plan import plan
-from modelscape.site.render import ASSETS
 from modelscape.site.search import pagefind_installed, pagefind_outputs, pagefind_version
 from modelscape.site.staging import staged
 from modelscape.site.theme import Theme
+from modelscape.site.unchanged import fingerprint, own_scenarios, plugins, quick_result
 from modelscape.site.workers import make_all, worker_count
 
 __all__ = ["BuildResult", "Job", "build_site", "digest_of"]
 
 #: Generated files that are not pages of the sitemap.
 _UNLISTED = {"404.html", "search.html"}
+#: The folder of the site's shared files (``modelscape.site.render.ASSETS``, not imported
+#: here: the page code loads the statistics, which a build with nothing to make never needs).
+_ASSETS = "assets"
 
 
 def _generated(output: OutputFolder, path: str, text: str, result: BuildResult) -> OutputRecord:
@@ -67,14 +69,19 @@ def _generated(output: OutputFolder, path: str, text: str, result: BuildResult) 
     return OutputRecord(digest_of(text))
 
 
+def _bases(root: Path, theme: Theme) -> dict[str, Path]:
+    """The folders the manifest names input files relative to, by the label's prefix."""
+    return {
+        "content": root,
+        "theme": theme.default,
+        "modelscape": Path(modelscape.__file__).parent,
+    }
+
+
 def _labels(root: Path, theme: Theme) -> Callable[[Path], str]:
     """How the manifest names an input file: relative to the content folder, the default theme
     or the modelscape package, never by its absolute local path (the manifest is published)."""
-    bases = (
-        ("content", root),
-        ("theme", theme.default),
-        ("modelscape", Path(modelscape.__file__).parent),
-    )
+    bases = _bases(root, theme).items()
 
     # Compared as text, as Path.is_relative_to does (both are lexical), but without making
     # a Path for each of the ten thousand files of a large site.
@@ -84,7 +91,9 @@ def _labels(root: Path, theme: Theme) -> Callable[[Path], str]:
         text = os.fspath(path)
         for name, prefix in prefixes:
             if text.startswith(prefix):
-                return f"{name}:{Path(text[len(prefix) :]).as_posix()}"
+                # A Path's text is already normalised: only the separator may need changing.
+                relative = text[len(prefix) :]
+                return f"{name}:{relative if os.sep == '/' else Path(relative).as_posix()}"
         return "file:" + hashlib.sha256(text.encode()).hexdigest()[:20]
 
     return label
@@ -153,8 +162,25 @@ def build_site(
     found = discover(root, base_url=base_url)
     _check_folders(root, folder, found.config.theme)
     limit = max_file_mb if max_file_mb is not None else found.config.max_file_mb
+    manifest = Manifest() if force else Manifest.load(folder)
+    site_theme = root / found.config.theme if found.config.theme else None
+    theme = Theme(site_theme, content=root)
+    pagefind = pagefind_version() if pagefind_installed() else None
+    scenarios = plugins()
+    label = _labels(root, theme)
+    inputs = fingerprint(
+        found, label=label, theme=theme.digest, limit=limit, pagefind=pagefind, scenarios=scenarios
+    )
+    result = quick_result(found, folder, manifest, inputs, _bases(root, theme))
+    if result is not None:
+        result.notes.extend(_notes(found, pagefind is not None))
+        _refuse_warnings(result, strict)
+        result.seconds = time.perf_counter() - started
+        return result
     # Planned against the output folder as it is, which the staged copy starts from.
-    build = _Build(found, folder, force=force, limit=limit, workers=workers)
+    build = _Build(found, folder, manifest, theme, limit=limit, workers=workers)
+    if build.kept and own_scenarios(build.registered, scenarios):
+        build.inputs = inputs
     result = build.unchanged()
     if result is not None:
         _refuse_warnings(result, strict)
@@ -175,21 +201,46 @@ def _refuse_warnings(result: BuildResult, strict: bool) -> None:
         )
 
 
+def _notes(found: Content, pagefind: bool) -> list[str]:
+    notes = []
+    if found.config.base_url is None:
+        notes.append(
+            "sitemap.xml left out: its addresses must be absolute; give the site's public "
+            "address with --base-url or base_url in site.yaml"
+        )
+    if not pagefind:
+        notes.append(
+            "search: Pagefind is not installed, so the search page uses the single-script "
+            "index only (pip install 'modelscape-map[search]' adds an index that loads per "
+            "query when the site is served)"
+        )
+    return notes
+
+
 class _Build:
     """One build: planned against the output folder as it is, then written into its staged
     copy, unless nothing would change."""
 
     def __init__(
-        self, found: Content, folder: Path, *, force: bool, limit: float, workers: int | None
+        self,
+        found: Content,
+        folder: Path,
+        manifest: Manifest,
+        theme: Theme,
+        *,
+        limit: float,
+        workers: int | None,
     ) -> None:
+        # The page code, loaded only by a build that plans (see modelscape.site.unchanged).
+        from modelscape.site.plan import plan
+
         self.found, self.folder, self.limit, self.requested = found, folder, limit, workers
-        root = found.root
-        site_theme = root / found.config.theme if found.config.theme else None
-        self.theme = Theme(site_theme, content=root)
-        self.manifest = Manifest() if force else Manifest.load(folder)
-        self.hashes = FileHashes(self.manifest.files, label=_labels(root, self.theme))
+        self.theme, self.manifest = theme, manifest
+        self.hashes = FileHashes(self.manifest.files, label=_labels(found.root, self.theme))
         self.result = BuildResult(folder, warnings=list(found.warnings))
         self.pagefind = pagefind_installed()
+        self.registered: list[str] = []
+        self.mentioned: dict[str, bool] = {}
         self.jobs, self.summaries = plan(
             found,
             self.theme,
@@ -198,7 +249,16 @@ class _Build:
             self.result.warnings,
             pagefind=self.pagefind,
             workers=workers,
+            registered=self.registered,
+            mentioned=self.mentioned,
         )
+        self.planned = portable(self.result.warnings[len(found.warnings) :], found.root)
+        # The hash of the plan's inputs is kept for the next build only when it and the input
+        # files' table decide the plan: not when a file elsewhere was read (nor, see
+        # build_site, a scenario of another package).
+        known = ("content:", "theme:", "modelscape:")
+        self.kept = all(key.startswith(known) for key in self.hashes.seen)
+        self.inputs: str | None = None
         # What decides every output and site-wide file: when it is the last build's, and its
         # files are all there, there is nothing to make.
         self.key = digest_of(
@@ -210,19 +270,7 @@ class _Build:
         )
 
     def _notes(self) -> list[str]:
-        notes = []
-        if self.found.config.base_url is None:
-            notes.append(
-                "sitemap.xml left out: its addresses must be absolute; give the site's public "
-                "address with --base-url or base_url in site.yaml"
-            )
-        if not self.pagefind:
-            notes.append(
-                "search: Pagefind is not installed, so the search page uses the single-script "
-                "index only (pip install 'modelscape-map[search]' adds an index that loads per "
-                "query when the site is served)"
-            )
-        return notes
+        return _notes(self.found, self.pagefind)
 
     def unchanged(self) -> BuildResult | None:
         """The result of a build that has nothing to write, or None if it has something.
@@ -297,20 +345,21 @@ class _Build:
         records.update(made_records)
         config = found.config
         pages = [p for p in records if p.endswith(".html") and p not in _UNLISTED]
-        records[f"{ASSETS}/search-index.js"] = _generated(
-            site, f"{ASSETS}/search-index.js", search_index(records), result
+        records[f"{_ASSETS}/search-index.js"] = _generated(
+            site, f"{_ASSETS}/search-index.js", search_index(records), result
         )
         if config.base_url is not None:
             records["sitemap.xml"] = _generated(
                 site, "sitemap.xml", sitemap(pages, config.base_url), result
             )
         records[".nojekyll"] = _generated(site, ".nojekyll", "", result)
-        key = self.key
+        key, inputs = self.key, self.inputs
         if self.pagefind:
             made_index = pagefind_outputs(site, records, manifest.outputs, result)
             records.update(made_index)
             if not made_index:  # Pagefind failed: a key no plan has, so the next build tries
                 key += ":incomplete"  # again (and still reads the pages file of this one)
+                inputs = None
         result.notes.extend(self._notes())
         # Last, once every output is known: the files of outputs the plan no longer has (and
         # an old Pagefind index's chunks) go.
@@ -320,7 +369,7 @@ class _Build:
         checks = broken_links(records, config.base_path)
         checks.extend(_too_large(site, list(records), self.limit))
         result.warnings.extend(checks)
-        Manifest(records, self.hashes.seen, self.summaries, key, portable(checks, root)).save(
-            folder
-        )
+        order = [job.path for job in jobs]
+        kept = (key, portable(checks, root), inputs, order, self.planned, self.mentioned)
+        Manifest(records, self.hashes.seen, self.summaries, *kept).save(folder)
         return result

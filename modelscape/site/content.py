@@ -153,14 +153,36 @@ def internal(path: Path) -> bool:
     return ".internal." in path.name
 
 
-def _inside(path: Path, root: Path, warnings: list[str], what: str) -> bool:
+def _real(path: Path, known: dict[str, str]) -> str:
+    """The real path of ``path``, as text; RuntimeError or OSError for a link loop.
+
+    A path that is not a link is its parent's real path and its name, so a folder whose real
+    path is in ``known`` (by its text) saves resolving each of its files, component by
+    component (a thousand runs check four files each). Every path answered goes into
+    ``known``.
+    """
+    parent = known.get(os.fspath(path.parent))
+    if parent is None or path.is_symlink():
+        real = os.fspath(path.resolve())
+    else:
+        real = os.path.join(parent, path.name)
+    known[os.fspath(path)] = real
+    return real
+
+
+def _inside(
+    path: Path, root: Path, warnings: list[str], what: str, known: dict[str, str] | None = None
+) -> bool:
     """Whether ``path`` stays inside the content folder; if not, warn that it is skipped.
 
-    ``root`` is the content folder already resolved (a thousand runs check four files each,
-    and resolving the folder again for each is most of the cost).
+    ``root`` is the content folder already resolved (resolving it again for each file is
+    most of the cost); ``known``: real paths already found (see :func:`_real`).
     """
     try:
-        inside = path.resolve().is_relative_to(root)
+        real = _real(path, {} if known is None else known)
+        base = os.fspath(root)
+        # Lexical, as Path.is_relative_to is, on the text of the real path.
+        inside = real == base or real.startswith(base.rstrip(os.sep) + os.sep)
     except (OSError, RuntimeError):  # a link loop
         inside = False
     if inside:
@@ -172,14 +194,21 @@ def _inside(path: Path, root: Path, warnings: list[str], what: str) -> bool:
     return False
 
 
-def _store_of(run: Path, root: Path, warnings: list[str]) -> Path | None:
+def _listed(path: Path) -> bool:
+    """Whether a folder lists ``path``: a file, a folder or a link (even one to nothing), as
+    ``path.exists() or path.is_symlink()`` in one call instead of two."""
+    try:
+        os.lstat(path)
+    except OSError:
+        return False
+    return True
+
+
+def _store_of(run: Path, root: Path, warnings: list[str], known: dict[str, str]) -> Path | None:
     """The run's store: ``store.db``, else the folder's one ``*.db`` file, kept inside root
     (resolved)."""
     preferred = run / "store.db"
-    if preferred.exists() or preferred.is_symlink():
-        candidates = [preferred]
-    else:
-        candidates = sorted(run.glob("*.db"))
+    candidates = [preferred] if _listed(preferred) else sorted(run.glob("*.db"))
     if len(candidates) != 1:
         warnings.append(
             f"{run}: several *.db files and no store.db: name the run's store store.db"
@@ -190,8 +219,8 @@ def _store_of(run: Path, root: Path, warnings: list[str]) -> Path | None:
     store = candidates[0]
     # SQLite also opens the journal files beside a store, and may write to them.
     for path in (store, *(Path(f"{store}{end}") for end in ("-wal", "-shm", "-journal"))):
-        if (path.exists() or path.is_symlink()) and not _inside(
-            path, root, warnings, "the report page cannot open the run's outputs"
+        if _listed(path) and not _inside(
+            path, root, warnings, "the report page cannot open the run's outputs", known
         ):
             return None
     if not store.is_file():
@@ -206,20 +235,23 @@ def _runs(root: Path, real: Path, warnings: list[str]) -> list[RunFolder]:
     found: list[RunFolder] = []
     if not folder.is_dir():
         return found
+    known = {os.fspath(folder): os.fspath(folder.resolve())}
     for run in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
-        if not _inside(run, real, warnings, "skipped"):
+        if not _inside(run, real, warnings, "skipped", known):
             continue
         report = run / "report.json"
         if not report.is_file():
             warnings.append(f"{run}: no report.json (make it with `modelscape report -o`)")
             continue
-        if not _inside(report, real, warnings, "the run is skipped"):
+        if not _inside(report, real, warnings, "the run is skipped", known):
             continue
-        store = _store_of(run, real, warnings)
+        store = _store_of(run, real, warnings, known)
         notes: Path | None = run / "README.md"
         if notes is not None and not notes.is_file():
             notes = None
-        if notes is not None and not _inside(notes, real, warnings, "its notes are left out"):
+        if notes is not None and not _inside(
+            notes, real, warnings, "its notes are left out", known
+        ):
             notes = None
         found.append(RunFolder(run.name, report, store, notes))
     return found
@@ -255,12 +287,14 @@ def _pages(root: Path, warnings: list[str]) -> tuple[list[PageSource], dict[str,
     folder = root / "pages"
     pages: list[PageSource] = []
     files: dict[str, Path] = {}
+    # Every file found lies under the folder by its text (content_files joins the names it
+    # lists to it), so its site path is made from text, not with a Path each.
+    prefix = os.fspath(folder) + os.sep
     for path in content_files(folder, root, warnings):
         if internal(path):
             continue
-        relative = path.relative_to(folder)
-        output = relative.with_suffix(".html") if path.suffix == ".md" else relative
-        site = output.as_posix()
+        relative = os.fspath(path)[len(prefix) :].replace(os.sep, "/")
+        site = relative[: -len(".md")] + ".html" if path.suffix == ".md" else relative
         why = reserved(site)
         if why is not None:
             warnings.append(f"{path}: would replace {site}, but {why}; rename it; skipped")

@@ -14,6 +14,7 @@ site-wide checks, so a rebuild with nothing changed reads almost nothing and wri
 
 from __future__ import annotations
 
+import hashlib
 import html
 import json
 import os
@@ -47,7 +48,12 @@ MANIFEST = ".modelscape-manifest.json"
 PAGES = ".modelscape-pages.json"
 #: 2: run summaries keep undefined quantities and are keyed by report and store.
 #: 3: links and search entries in PAGES; the site's key and the warnings of its checks.
-_FORMAT = 3
+#: 4: sealed; the hash of the plan's inputs, the plan's order and warnings (a rebuild with
+#: nothing changed answered without a plan, see modelscape.site.unchanged).
+_FORMAT = 4
+#: The end of a manifest: the sha256 of everything before it (see :meth:`Manifest.save`).
+_SEAL = re.compile(rb',"seal":"([0-9a-f]{64})"}')
+_SEAL_LENGTH = 75
 KEYS = ("outputs", "files", "summaries")
 _LINK = re.compile(r"""\s(?:href|src)="([^"]*)\"""")
 
@@ -90,12 +96,14 @@ class OutputRecord:
         """A record from the manifest's data; ValueError if it is not one this build wrote."""
         if not isinstance(entry, dict) or not isinstance(entry.get("digest"), str):
             raise ValueError("an output without its digest")
+        # Most outputs have neither warnings nor files: nothing to check then.
+        warnings, files = entry.get("warnings"), entry.get("files")
         record = cls(
             entry["digest"],
-            warnings=_texts(entry.get("warnings", [])),
-            files=_texts(entry.get("files", [])),
+            warnings=[] if warnings is None else _texts(warnings),
+            files=[] if files is None else _texts(files),
         )
-        if any(site_path(path) is None for path in record.files):
+        if files is not None and any(site_path(path) is None for path in record.files):
             raise ValueError("a file outside the output folder")
         return record
 
@@ -123,6 +131,11 @@ class Manifest:
     hash, and what decides the site-wide files), and ``checks`` the warnings its site-wide
     checks gave (broken links, files too large): a build whose plan has the same key, and
     whose files are all there, has nothing to make and repeats those warnings.
+
+    ``inputs`` is the hash of what the plan read besides its input files (None when the
+    plan depended on something else too), ``order`` the plan's outputs in its order and
+    ``planned`` the warnings the plan met: with them a rebuild with nothing changed gives the
+    same result without planning (see :mod:`modelscape.site.unchanged`).
     """
 
     outputs: dict[str, OutputRecord] = field(default_factory=dict)
@@ -130,6 +143,11 @@ class Manifest:
     summaries: dict[str, dict[str, Any]] = field(default_factory=dict)
     key: str | None = None
     checks: list[str] = field(default_factory=list)
+    inputs: str | None = None
+    order: list[str] = field(default_factory=list)
+    planned: list[str] = field(default_factory=list)
+    #: Whether each markdown page may embed results, by the hash of its file.
+    mentions: dict[str, bool] = field(default_factory=dict)
 
     @classmethod
     def load(cls, folder: Path) -> Manifest:
@@ -138,10 +156,17 @@ class Manifest:
 
         The manifest sits in the output folder, which a build does not trust more than its
         content: a manifest naming a path outside the folder (``../x``, ``/etc/x``) is
-        corrupt, so nothing it lists is ever removed.
+        corrupt, so nothing it lists is ever removed. One whose seal is not the hash of its
+        text (edited by hand, damaged, cut short) is not read at all: what it keeps decides
+        which pages are made again, so no part of it is trusted alone.
         """
         try:
-            data = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
+            text = (folder / MANIFEST).read_bytes()
+            body, end = text[:-_SEAL_LENGTH], text[-_SEAL_LENGTH:]
+            sealed = _SEAL.fullmatch(end)
+            if sealed is None or hashlib.sha256(body).hexdigest() != sealed.group(1).decode():
+                return cls()
+            data = json.loads(body + b"}")
         except (OSError, ValueError, RecursionError):
             return cls()
         if not isinstance(data, dict):
@@ -162,10 +187,19 @@ class Manifest:
                 if not valid or not all(isinstance(part, int | str) for part in known):
                     raise ValueError(f"a file hash that is not [size, time, digest]: {key!r}")
             site_key, checks = data.get("key"), _texts(data.get("checks", []))
+            order, planned = _texts(data.get("order", [])), _texts(data.get("planned", []))
+            inputs = data.get("inputs")
+            mentions = data.get("mentions", {})
+            if not isinstance(mentions, dict) or not all(
+                isinstance(value, bool) for value in mentions.values()
+            ):
+                raise ValueError("a page's answer that is not true or false")
         except ValueError:
             return cls()
         site_key = site_key if isinstance(site_key, str) else None
-        return cls(outputs, dict(files), dict(summaries), site_key, checks)
+        inputs = inputs if isinstance(inputs, str) else None
+        kept = (site_key, checks, inputs, order, planned, mentions)
+        return cls(outputs, dict(files), dict(summaries), *kept)
 
     def read_pages(self, folder: Path) -> None:
         """Add every output's links and search entry from the pages file beside the manifest.
@@ -200,18 +234,29 @@ class Manifest:
             "outputs": {path: record.data() for path, record in outputs},
             "files": self.files,
             "summaries": self.summaries,
+            "inputs": self.inputs,
+            "order": self.order,
+            "planned": self.planned,
+            "mentions": self.mentions,
         }
-        _write(folder / MANIFEST, data)
+        # The seal, last: the sha256 of the text before it, so the manifest stays one JSON
+        # object and its reader checks it without writing the data out again.
+        body = json.dumps(data, separators=(",", ":")).encode("utf-8")[:-1]
+        seal = hashlib.sha256(body).hexdigest()
+        _write(folder / MANIFEST, body + f',"seal":"{seal}"}}'.encode())
 
 
-def _write(path: Path, data: dict[str, Any]) -> None:
-    """Write JSON data to ``path`` through a temporary file moved into its place."""
+def _write(path: Path, data: dict[str, Any] | bytes) -> None:
+    """Write JSON data (or its text) to ``path`` through a temporary file moved into its
+    place."""
     temporary = path.with_name(path.name + ".tmp")
     # Never write through a link (or a file hard-linked with the published site) left in
     # the output folder: start from no file at all.
     if temporary.is_symlink() or temporary.exists():
         temporary.unlink()
-    temporary.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+    if not isinstance(data, bytes):
+        data = json.dumps(data, separators=(",", ":")).encode("utf-8")
+    temporary.write_bytes(data)
     os.replace(temporary, path)
 
 

@@ -105,6 +105,19 @@ def _summaries(
     return runs, keys, kept
 
 
+def _mentions(
+    source: Path, digest: str, known: dict[str, bool], mentioned: dict[str, bool] | None
+) -> bool:
+    """Whether a markdown page may embed results: the last build's answer for a file of the
+    same hash (the manifest is sealed, so the answer is the one a build wrote), else read."""
+    uses = known.get(digest)
+    if uses is None:
+        uses = mentions(source.read_bytes().decode("utf-8", "replace"))
+    if mentioned is not None:
+        mentioned[digest] = uses
+    return uses
+
+
 def plan(
     content: Content,
     theme: Theme,
@@ -114,12 +127,18 @@ def plan(
     *,
     pagefind: bool = False,
     workers: int | None = None,
+    registered: list[str] | None = None,
+    mentioned: dict[str, bool] | None = None,
 ) -> tuple[list[Job], dict[str, dict[str, Any]]]:
     """Every output of the site as a job, and the run summaries to keep for the next build.
 
     Warnings met while planning (a run skipped, a spec missing) go to ``warnings``.
     ``pagefind``: the build makes a Pagefind index, which the search page then uses.
     ``workers``: the processes that may read reports (see :mod:`modelscape.site.workers`).
+    ``registered``: the scenarios looked up among installed packages go there (the plan
+    then depends on what is installed, not only on files).
+    ``mentioned``: whether each markdown page may embed results, by the hash of its file,
+    to keep for the next build (see :func:`_mentions`).
     """
     runs, keys, kept = _summaries(content, hashes, manifest, warnings, workers)
     catalog = Catalog(runs, content.specs)
@@ -154,6 +173,8 @@ def plan(
     for name in catalog.scenario_pages:
         spec = maker.spec_of(name)
         python = maker.registered(name) if spec is None else None
+        if spec is None and registered is not None:
+            registered.append(name)
         spec_inputs = (
             (spec.name, hashes(spec)) if spec is not None else python and python.identity.id
         )
@@ -194,12 +215,13 @@ def plan(
         )
     for markdown in content.pages:
         # A page that embeds results shows the runs' numbers and links their report pages.
-        uses = mentions(markdown.source.read_bytes().decode("utf-8", "replace"))
+        digest = hashes(markdown.source)
+        uses = _mentions(markdown.source, digest, manifest.mentions, mentioned)
         runs_used = (all_runs, slugs[2]) if uses else None
         jobs.append(
             Job(
                 markdown.output,
-                digest_of(base, "page", hashes(markdown.source), runs_used),
+                digest_of(base, "page", digest, runs_used),
                 maker.markdown(markdown),
             )
         )

@@ -17,7 +17,6 @@ from modelscape._version import DISTRIBUTION, __version__
 from modelscape.site.config import SiteError
 from modelscape.site.runs_workflow import runs_workflow
 from modelscape.site.search import REQUIREMENT
-from modelscape.specs import shipped_path
 
 __all__ = ["init_site", "pages_workflow"]
 
@@ -176,5 +175,9 @@ def init_site(
     except OSError as error:
         raise SiteError(f"cannot create the site project in {root}: {error.strerror}") from None
     (root / "specs").mkdir(exist_ok=True)
+    # Imported here: the specs load the statistics, which ``import modelscape.site`` (and a
+    # build with nothing to make) should not pay for.
+    from modelscape.specs import shipped_path
+
     written.append(Path(shutil.copyfile(shipped_path(spec), root / "specs" / f"{spec}.yaml")))
     return written

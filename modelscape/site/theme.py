@@ -31,8 +31,6 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Cycler, Joiner, Namespace
 from markupsafe import Markup
 
-from modelscape.pages.evidence import Cell
-from modelscape.pages.page import environment
 from modelscape.site.config import SiteError
 from modelscape.site.confine import content_files, is_inside
 
@@ -98,8 +96,12 @@ class _Sandbox(ImmutableSandboxedEnvironment):
     directly (a test compares the two). Every other object is asked about as before.
     """
 
+    #: The class of a report page's number cells, set where the page code is imported (a build
+    #: with nothing to make never imports it).
+    cell: type | None = None
+
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
-        if type(obj) is Cell:
+        if type(obj) is self.cell:
             return not attr.startswith("_")
         return super().is_safe_attribute(obj, attr, value)
 
@@ -180,6 +182,11 @@ class Theme:
         if self.site is not None and self.content is not None:
             loaders.append(_ConfinedLoader(self.site / "templates", self.content))
         loaders += [default, jinja2.PrefixLoader({"default": default, "pages": pages}), pages]
+        # Imported here: the page code loads the statistics, which a build with nothing to
+        # make never needs (it reads only the theme's digest).
+        from modelscape.pages.evidence import Cell
+        from modelscape.pages.page import environment
+
         shipped = environment()
         env = _Sandbox(
             loader=jinja2.ChoiceLoader(loaders),
@@ -189,6 +196,7 @@ class Theme:
             lstrip_blocks=True,
             auto_reload=False,
         )
+        env.cell = Cell
         for name in ("json_script", "pretty_json"):
             env.filters[name] = shipped.filters[name]
         return env
@@ -208,7 +216,9 @@ class Theme:
         It is part of every page's input hash, so editing a template re-renders every page.
         """
         digest = hashlib.sha256()
-        layers = [*(f for f in self.folders), Path(str(resources.files("modelscape.pages")))]
+        # The page templates' folder, found without importing the page code (see environment).
+        pages = Path(str(resources.files("modelscape"))) / "pages"
+        layers = [*(f for f in self.folders), pages]
         for layer in layers:
             for name, path in _files(layer).items():
                 if name.endswith(".py") or "__pycache__" in name:

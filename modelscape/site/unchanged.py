@@ -1,0 +1,175 @@
+"""A rebuild with nothing changed, recognised before the site is planned.
+
+The plan (see :mod:`modelscape.site.plan`) is a function of what it reads: the content
+folder's listing (pages, files, specs, runs, and the warnings met finding them), the settings
+and build options, the theme, the modelscape version, Pagefind's version, and the input files
+it hashes. A build that writes keeps a hash of all but the last in the manifest
+(``inputs``), and the last are the manifest's table of input files, by size and modification
+time. When a new build finds the same hash, every file of that table with the same size and
+time, and every output of the manifest still in the output folder, its plan would be the last
+one, output for output, and the site as it stands is what it would make: it returns at once,
+without loading the report and page code or planning 11,000 jobs.
+
+Scenarios written in Python are found among the installed packages' entry points: the hash
+holds every entry of that group with its package and version, so installing, removing or
+upgrading one is seen. A plan that used a scenario of another package than modelscape, whose
+code may change in place without a new version, or an input outside the content folder, the
+theme and modelscape, is never answered this way: such a build keeps no ``inputs`` hash, and
+the next build plans as before. (Modelscape's own scenarios go with its version, as its page
+code and templates do.)
+
+The manifest is sealed (see :mod:`modelscape.site.manifest`): one edited by hand or damaged is
+not read at all, so none of what it keeps can make a stale page survive.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from modelscape import __version__
+from modelscape._version import DISTRIBUTION
+from modelscape.site.content import Content
+from modelscape.site.jobs import BuildResult, digest_of
+from modelscape.site.manifest import Manifest, portable, restored
+
+__all__ = ["SCENARIOS", "fingerprint", "own_scenarios", "plugins", "quick_result"]
+
+#: The entry point group of scenarios (``modelscape.specs.registry.GROUP``, not imported: the
+#: specs load the statistics, which a build with nothing to make never needs).
+SCENARIOS = "modelscape.scenarios"
+
+
+def plugins() -> list[list[str]]:
+    """Every scenario an installed package registers: its name, object, package, version."""
+    found = [
+        [
+            entry.name,
+            entry.value,
+            *((entry.dist.name, entry.dist.version) if entry.dist else ("", "")),
+        ]
+        for entry in entry_points(group=SCENARIOS)
+    ]
+    return sorted(found)
+
+
+def own_scenarios(names: Iterable[str], listed: list[list[str]]) -> bool:
+    """Whether every scenario of ``names`` is registered by modelscape itself or by no
+    package at all (then a package that registers it later changes the listing)."""
+    wanted = set(names)
+    return all(entry[2] == DISTRIBUTION for entry in listed if entry[0] in wanted)
+
+
+def fingerprint(
+    found: Content,
+    *,
+    label: Callable[[Path], str],
+    theme: str,
+    limit: float,
+    pagefind: str | None,
+    scenarios: list[list[str]],
+) -> str:
+    """The hash of everything a plan reads but its input files: the content's listing, the
+    settings, the file-size limit, the theme's digest, Pagefind's version (None when it is
+    not installed) and the scenarios installed packages register (see :func:`plugins`).
+    Paths are hashed by their labels, so the hash does not depend on where the content
+    folder is."""
+    return digest_of(
+        "inputs",
+        __version__,
+        found.config.model_dump(mode="json"),
+        limit,
+        pagefind,
+        theme,
+        scenarios,
+        [(label(page.source), page.output) for page in found.pages],
+        {site: label(path) for site, path in found.files.items()},
+        {name: label(path) for name, path in found.specs.items()},
+        [
+            [run.name, *map(_optional(label), (run.report, run.store, run.notes))]
+            for run in found.runs
+        ],
+        portable(found.warnings, found.root),
+    )
+
+
+def _optional(label: Callable[[Path], str]) -> Callable[[Path | None], str | None]:
+    return lambda path: None if path is None else label(path)
+
+
+def _same_files(table: dict[str, list[object]], bases: dict[str, Path]) -> bool:
+    """Whether every file of the table still has its size and modification time."""
+    # Joined as text: a Path for each of ten thousand files costs more than its stat.
+    folders = {kind: os.fspath(base) for kind, base in bases.items()}
+    for key, (size, modified, _digest) in table.items():
+        kind, _, relative = key.partition(":")
+        base = folders.get(kind)
+        # A build labels only files under their folder; any other label is not one it wrote,
+        # and nothing outside the folders is looked at.
+        if base is None or relative.startswith("/") or ".." in relative.split("/"):
+            return False
+        try:
+            stat = os.stat(os.path.join(base, relative))
+        except OSError:
+            return False
+        if stat.st_size != size or stat.st_mtime_ns != modified:
+            return False
+    return True
+
+
+def _present(folder: Path, paths: Iterable[str]) -> bool:
+    """Whether every path (a site path the sealed manifest holds) is a file of the folder.
+
+    Each folder is listed once instead of asking for each of 20,000 files; a name that is a
+    link counts if it leads to a file, and a folder where a file was does not count.
+    """
+    listed: dict[str, set[str]] = {}
+    for path in paths:
+        parent, _, name = path.rpartition("/")
+        names = listed.get(parent)
+        if names is None:
+            try:
+                with os.scandir(folder / parent) as entries:
+                    names = {entry.name for entry in entries if entry.is_file()}
+            except OSError:
+                return False
+            listed[parent] = names
+        if name not in names:
+            return False
+    return True
+
+
+def quick_result(
+    found: Content,
+    folder: Path,
+    manifest: Manifest,
+    inputs: str,
+    bases: dict[str, Path],
+) -> BuildResult | None:
+    """The result of a build with nothing to write, as the planning build would give it (the
+    same outputs reused, the same warnings in the same order), or None when something may
+    have changed."""
+    if manifest.inputs is None or manifest.inputs != inputs:
+        return None
+    outputs = manifest.outputs
+    if not all(path in outputs for path in manifest.order):
+        return None
+    if not _same_files(manifest.files, bases):
+        return None
+    listed: list[str] = []
+    for path in manifest.order:
+        listed.extend([path, *outputs[path].files])
+    listed.extend(sorted(set(outputs) - set(listed)))
+    if not _present(folder, listed):
+        return None
+    root = found.root
+    result = BuildResult(folder, warnings=list(found.warnings))
+    result.warnings.extend(restored(manifest.planned, root))
+    for path in manifest.order:
+        if outputs[path].warnings:
+            result.warnings.extend(restored(outputs[path].warnings, root))
+    result.warnings.extend(restored(manifest.checks, root))
+    result.reused.extend(listed)
+    return result
