@@ -37,6 +37,18 @@ def _theme(sandbox: Sandbox, folder: str = "mytheme") -> Path:
     return theme
 
 
+def _refused_footer(sandbox: Sandbox, template: str, payload: str) -> str:
+    """Build with a theme whose ``template`` puts ``payload`` in the footer, expecting the
+    sandbox to refuse it at that line; the error message."""
+    theme = _theme(sandbox)
+    (theme / "templates" / template).write_text(
+        f'{{% extends "default/{template}" %}}\n{{% block footer %}}{payload}{{% endblock %}}\n',
+        encoding="utf-8",
+    )
+    where = template.replace(".", r"\.")
+    return sandbox.refuses(rf"{where}: line 2: refused by the template sandbox")
+
+
 @pytest.mark.parametrize(
     "payload",
     [
@@ -51,13 +63,7 @@ def test_theme_templates_cannot_run_code(
     sandbox: Sandbox, payload: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(sandbox.outside)
-    theme = _theme(sandbox)
-    (theme / "templates" / "base.html.j2").write_text(
-        '{% extends "default/base.html.j2" %}\n{% block footer %}' + payload + "{% endblock %}\n",
-        encoding="utf-8",
-    )
-    message = sandbox.refuses(r"base\.html\.j2: line 2: refused by the template sandbox")
-    assert "unsafe" in message
+    assert "unsafe" in _refused_footer(sandbox, "base.html.j2", payload)
     assert not (sandbox.outside / "MARKER").exists()
 
 
@@ -78,13 +84,7 @@ def test_theme_templates_cannot_call_methods_of_the_objects_they_show(
     sandbox: Sandbox, payload: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(sandbox.outside)
-    theme = _theme(sandbox)
-    (theme / "templates" / "report.html.j2").write_text(
-        '{% extends "default/report.html.j2" %}\n{% block footer %}' + payload + "{% endblock %}\n",
-        encoding="utf-8",
-    )
-    message = sandbox.refuses(r"report\.html\.j2: line 2: refused by the template sandbox")
-    assert "is not safely callable" in message
+    assert "is not safely callable" in _refused_footer(sandbox, "report.html.j2", payload)
     assert not (sandbox.outside / "pwned.json").exists()
 
 
