@@ -122,7 +122,9 @@ def _may_call(obj: Any) -> bool:
         # Jinja's sandboxed ``range``, ``lipsum`` and its safe ``str.format`` (a wrapper that
         # takes the name of ``str.format``: the module it was written in tells).
         return str(obj.__globals__.get("__name__", "")).split(".")[0] == "jinja2"
-    return obj in _JINJA or obj is dict
+    # By identity: ``in`` would ask the object's own ``__eq__``, which a template's value may
+    # answer with anything (an array answers with an array, whose truth raises).
+    return obj is dict or any(obj is kind for kind in _JINJA)
 
 
 class _ConfinedLoader(jinja2.FileSystemLoader):

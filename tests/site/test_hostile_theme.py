@@ -270,3 +270,19 @@ def test_the_sandbox_answers_for_a_number_cell_as_jinja_does() -> None:
     assert shown == "0.5 few cases"
     with pytest.raises(SecurityError):
         env.from_string("{{ cell.__class__.__mro__ }}").render(cell=cell)
+
+
+def test_the_call_check_never_asks_a_value_to_compare_itself() -> None:
+    """A value whose ``__eq__`` raises (or answers with an array) is refused, not an error."""
+    from modelscape.site.theme import _may_call
+
+    class Touchy:
+        def __eq__(self, other: object) -> bool:
+            raise RuntimeError("compared")
+
+        __hash__ = object.__hash__
+
+        def __call__(self) -> str:
+            return "called"
+
+    assert _may_call(Touchy()) is False
