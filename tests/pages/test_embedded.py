@@ -135,7 +135,6 @@ def _loaded(store: Path, experiment: str) -> Results:
 
 
 @settings(
-    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from modelscape.report import Report
@@ -242,7 +242,6 @@ def test_hostile_scenario_and_group_names_everywhere() -> None:
 NAME = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30)
 
 
-@settings(max_examples=60, deadline=None)
 @given(model=NAME, other=NAME, scenario=NAME, reported=NAME)
 def test_any_names_round_trip_safely(model: str, other: str, scenario: str, reported: str) -> None:
     assume(model != other)

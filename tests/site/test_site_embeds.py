@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.pages.evidence import Evidence
@@ -203,7 +203,6 @@ _WORDS = st.sampled_from(
 _TEXT = st.one_of(st.text(max_size=60), st.lists(_WORDS, max_size=12).map("".join))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(inline=_TEXT, block=_TEXT)
 def test_no_embed_text_breaks_a_page(
     run_data: Any, tmp_path_factory: pytest.TempPathFactory, inline: str, block: str
