@@ -185,7 +185,12 @@ class _Pool:
 
     def send(self, worker: _Worker, chunk: list[tuple[int, int]] | None) -> None:
         worker.held.extend(position for position, _ in chunk or [])
-        worker.connection.send(chunk)
+        try:
+            worker.connection.send(chunk)
+        except BrokenPipeError:
+            # It died after its last answer: the next wait sees its pipe closed and says how
+            # it ended and what it held, which a broken pipe here would not.
+            pass
 
     def answers(self) -> Iterator[tuple[_Worker, tuple[int, Any, BaseException | None] | None]]:
         """The answers ready now (waiting for one), each with its worker; a worker that died
