@@ -164,6 +164,11 @@ class LlamaCppTarget(StructuredTarget, IdentifiedTarget):
         if self.structured is not None:
             options["grammar"] = self._grammar(self.shape(request))
         started = time.perf_counter()
+        # Every call from an empty context: llama-cpp-python reuses the previous call's tokens
+        # as a prefix, and on Gemma 3 (sliding-window attention) the reused cache changes the
+        # reply, so at temperature 0 an output depended on what was asked before it (the first
+        # call answered "\n", the same prompt later " Paris. It is the largest").
+        model.reset()
         try:
             reply = model.create_chat_completion(messages=chat_messages(request.prompt), **options)
         except ValueError as error:  # a prompt longer than the context: retrying cannot help
