@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import random
 import subprocess
+import time
 import zlib
 from collections.abc import Iterator
 from typing import Any
@@ -113,6 +114,20 @@ def _hash(page: Any) -> str:
     return str(page.evaluate("location.hash"))
 
 
+def _until(page: Any, expression: str, *, seconds: float = 10.0) -> None:
+    """Wait until ``expression`` is true in the page.
+
+    Playwright's ``wait_for_function`` polls by compiling the expression in the page, which the
+    report's Content-Security-Policy (no 'unsafe-eval') refuses unless it already holds at the
+    first look; ``evaluate`` goes through the debugger protocol, which the policy does not
+    govern.
+    """
+    deadline = time.monotonic() + seconds
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"still false after {seconds} s: {expression}"
+        page.wait_for_timeout(20)
+
+
 # -- the comparison ----------------------------------------------------------------------------
 def test_a_step_compares_its_two_coordinates_side_by_side(
     open_page: Any, files: dict, run: Run
@@ -180,7 +195,7 @@ def test_an_answer_in_the_comparison_opens_its_raw_output(
     item.locator("summary").click()
     observation = next(o for o in run.results.observations if o.id == observation_id)
     assert item.locator("pre.output-text").text_content() == observation.output.text
-    assert _hash(page).endswith(f"&output={observation_id}")
+    _until(page, f"location.hash.endsWith({json.dumps('&output=' + observation_id)})")
     page.reload()
     page.wait_for_selector("dialog[open]")
     opened = page.eval_on_selector_all(
@@ -196,7 +211,7 @@ def test_the_view_switch_lists_every_output(open_page: Any, files: dict, run: Ru
     assert page.locator("#outputs-compare").is_hidden()
     assert page.get_attribute("#outputs-view-list", "aria-pressed") == "true"
     assert len(_rows(page)) == 120
-    assert _hash(page).endswith("&view=list")
+    _until(page, "location.hash.endsWith('&view=list')")
     page.click("#outputs-view-compare")
     assert page.locator("#outputs-compare section.compare-case").count() == 12
 
@@ -352,20 +367,20 @@ def test_an_address_reopens_a_number_and_history_follows(open_page: Any, files: 
     opened = open_page(files["report"])
     page = opened.page
     _click(page, STEP)
+    _until(page, "location.hash !== ''")  # the address is written once the dialog is open
     address = _hash(page)
     assert address.startswith("#evidence=")
     index = address.split("=")[1]
     assert page.locator(f'button[data-evidence="{index}"][data-label="{STEP}"]').count()
     page.go_back()
-    page.wait_for_function("!document.getElementById('outputs-dialog').open")
-    assert _hash(page) == ""
+    _until(page, "!document.getElementById('outputs-dialog').open && location.hash === ''")
     page.go_forward()
     page.wait_for_selector("dialog[open]")
     assert page.text_content("#outputs-title") == STEP
     assert page.locator("#outputs-compare section.compare-case").count() == 12
     page.click("#outputs-close")
     # closing goes back in history, which the browser does after the click returns
-    page.wait_for_function("location.hash === ''")
+    _until(page, "location.hash === ''")
     # a fresh visit to the address opens the same number in the same view
     other = open_page(files["report"])
     other.page.goto("about:blank")
@@ -374,7 +389,7 @@ def test_an_address_reopens_a_number_and_history_follows(open_page: Any, files: 
     assert other.page.text_content("#outputs-title") == STEP
     assert other.page.locator("#outputs-compare section.compare-case").count() == 12
     other.page.keyboard.press("Escape")
-    other.page.wait_for_function("location.hash === ''")
+    _until(other.page, "location.hash === ''")
     _offline(opened)
     _offline(other)
 
@@ -389,7 +404,7 @@ def test_an_address_reopens_an_output(open_page: Any, files: dict) -> None:
     item = page.locator("#outputs-list > li").nth(555)
     observation_id = item.get_attribute("data-observation")
     item.locator("summary").click()
-    assert _hash(page).endswith(f"&view=list&output={observation_id}")
+    _until(page, f"location.hash.endsWith({json.dumps('&view=list&output=' + observation_id)})")
     page.reload()
     page.wait_for_selector("dialog[open]")
     opened_ids = page.eval_on_selector_all(
@@ -444,7 +459,7 @@ def test_a_chart_point_titles_the_dialog_with_its_step(
         f"sycophant · against baseline on pressure: {t.before} → {t.after}"
     )
     assert page.locator("#outputs-compare section.compare-case").count() == 12
-    assert _hash(page).startswith("#evidence=")
+    _until(page, "location.hash.startsWith('#evidence=')")
     title = page.locator("#chart-profile-0 .g-ytitle").text_content()
     assert title == "excess change of the answer"
     _offline(opened)
