@@ -7,6 +7,7 @@ observation must be stored, and no wait may outlast the retry policy.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import gzip
 import json
 import random
@@ -27,7 +28,7 @@ from modelscape.target import TargetOutput, TargetRequest
 from modelscape.target.cleaning import clean_text
 from modelscape.task.prompt import Prompt
 from tests.providers.fake_server import FakeProvider, chat_completion
-from tests.support.mapping_space import experiment
+from tests.support.mapping_space import FAST, experiment
 
 REQUEST = TargetRequest(prompt=Prompt.of("Is 7 prime?"), seed=42)
 ANY_CHARACTER = st.one_of(
@@ -56,6 +57,9 @@ def run_and_check(server: FakeProvider, text: str, big: str | None = None) -> No
     http = OpenAICompatibleTarget("fuzz", base_url=server.url, name="http")
     python = echoing(text)
     run = experiment([http, python], repetitions=1, cases=1)
+    # What is stored is under test, not speed: FAST's 2 s timeout cut the 16 MB reply on a loaded
+    # machine, and the retry then stored an ordinary one.
+    run = dataclasses.replace(run, execution=FAST.model_copy(update={"timeout": 120.0}))
     with tempfile.TemporaryDirectory() as folder:
         store = SQLiteStore(Path(folder) / "fuzz.db")
         Runner(store=store).run(run)
