@@ -285,7 +285,9 @@ def run(
         resolved.extend(load_targets(targets_file))
     config = ExecutionConfig(concurrency=concurrency, timeout=timeout, order=order, shard=part)
     experiment = scenario.experiment(resolved, config)
-    store = open_store(store_path)
+    # Damaged rows are left out with a warning: their observations are asked again, and
+    # the row itself is never overwritten (it may yet be recovered from the file).
+    store = open_store(store_path, damaged="skip")
     bar = _Bar(terminal=sys.stderr.isatty())
     started = time.perf_counter()
     runner = Runner(store=store, on_progress=bar)

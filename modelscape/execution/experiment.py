@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from modelscape._identity import Identity, content_id
+from modelscape._identity import Identity
 from modelscape.errors import ExecutionError
 from modelscape.execution.config import ExecutionConfig
 from modelscape.measures import DifferenceMeasure, PointMetric
-from modelscape.records.stored import AxisRecord, ExperimentRecord, observation_id
+from modelscape.records.stored import AxisRecord, ExperimentRecord, experiment_id, observation_id
 from modelscape.target import Target
 from modelscape.target.shape import AnswerShape
 from modelscape.task.design import Grid, Sweep
@@ -187,10 +187,7 @@ class Experiment:
         record = ExperimentRecord(id="-", **content)
         # The id hashes everything the record holds except itself and the time of creation;
         # execution settings are not in the record at all.
-        hashed = record.model_dump(mode="json", exclude={"id", "created"})
-        return record.model_copy(
-            update={"id": content_id("experiment", hashed), "created": time.time()}
-        )
+        return record.model_copy(update={"id": experiment_id(record), "created": time.time()})
 
     def record(self) -> ExperimentRecord:
         """What this experiment asks, as stored: its id is a content hash of everything in it
