@@ -180,7 +180,11 @@ class HttpTarget(IdentifiedTarget):
                 )
         self.url = url
         #: The servers calls are spread over, when there are several (see replicas.py).
-        self.replicas = Replicas([url, *replicas]) if replicas else None
+        self.replicas = (
+            Replicas([url, *replicas], where=f"{self.provider} target {name!r}")
+            if replicas
+            else None
+        )
         self.api_key_env = api_key_env
         self.require_key = require_key
         self.max_response_bytes = max_response_bytes
@@ -314,6 +318,11 @@ class HttpTarget(IdentifiedTarget):
                 f"{provider_message(raw, self.scrub)!r}"
             )
         output = self.output(payload, latency)
+        if self.replicas is not None:
+            # A replica serving another model must not answer for this target.
+            refused = self.replicas.answered(url, output.model)
+            if refused is not None:
+                raise TargetError(refused)
         if self.price is not None and output.usage is not None:
             output = output.model_copy(update={"usage": self.price.charge(output.usage)})
         # A server may echo the Authorization header into any field of a reply.
