@@ -257,6 +257,25 @@ class Experiment:
         """How many observations a full run holds (all shards together)."""
         return len(self.targets) * len(self._table) * self.repetitions
 
+    def check_calls(self) -> None:
+        """Refuse, with an :class:`~modelscape.errors.ExecutionError`, an experiment whose run
+        would make more calls than ``execution.max_calls`` (a shard's share, with a shard)."""
+        limit = self.execution.max_calls
+        total = self.calls()
+        shard = self.execution.shard
+        asked = total if shard is None else -(-total // shard.count)  # about a shard's share
+        if limit is None or asked <= limit:
+            return
+        part = "" if shard is None else f", about {asked:,} of them in shard {shard}"
+        raise ExecutionError(
+            f"this run would make {total:,} calls ({len(self.targets)} "
+            f"target{'s' if len(self.targets) != 1 else ''} x "
+            f"{len(self._table):,} variants x {self.repetitions:,} repetitions{part}), more than "
+            f"the {limit:,} it may make: nothing was stored. Lower the repetitions or the "
+            "variants, split the run into shards (--shard I/N), or raise the limit "
+            "(--max-calls N; ExecutionConfig(max_calls=None) sets none)"
+        )
+
     def planned(self) -> int:
         """How many observations :meth:`plan` holds: :meth:`calls`, or a shard's part of it.
 
