@@ -44,6 +44,8 @@ __all__ = [
 _CHUNK = 500
 # Rows validated at once when loading a run.
 _BLOCK = 20_000
+# The most JSON text of a block of rows joined to be parsed at once.
+_JOINED_MOST = 16 << 20
 R = TypeVar("R")
 
 
@@ -148,6 +150,20 @@ def canonical_columns(
     return order
 
 
+def _parsed(rows: list[Any]) -> list[Any]:
+    """The JSON of each row: parsed as one array while the rows are small, which is fastest;
+    else row by row, each row's text let go once parsed, so that large outputs are not held
+    three times over (the rows, the array joined from them, and what it parses to)."""
+    if sum(len(row[0]) for row in rows) <= _JOINED_MOST:
+        parsed: list[Any] = json.loads(json_array(rows))
+        return parsed
+    parsed = []
+    for index, row in enumerate(rows):
+        parsed.append(json.loads(row[0]))
+        rows[index] = None
+    return parsed
+
+
 def observation_columns(
     connection: sqlite3.Connection,
     sql: str,
@@ -165,7 +181,7 @@ def observation_columns(
     def blocks() -> Iterator[list[dict[str, Any]]]:
         cursor = connection.execute(sql, parameters)
         while rows := cursor.fetchmany(_BLOCK):
-            block = json.loads(json_array(rows))
+            block = _parsed(rows)
             for data in block:
                 if not isinstance(data, dict) or not isinstance(data.get("id"), str):
                     raise StoreError(f"a stored observation is not a record: {str(data)[:80]}")

@@ -17,7 +17,6 @@ the file as it was.
 from __future__ import annotations
 
 import gc
-import itertools
 import json
 import os
 import sqlite3
@@ -36,31 +35,19 @@ from modelscape.records.stored import (
 from modelscape.store.careful import experiments_carefully, records_carefully
 from modelscape.store.connection import BUSY_SECONDS, connect, guard, inspect, writable
 from modelscape.store.damage import (
-    DAMAGE,
     Damage,
     Damaged,
     either,
     lenient_rows,
-    raw_rows,
-    text,
 )
 from modelscape.store.loading import read_run
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from modelscape.store.protocol import StoredRun
 from modelscape.store.rows import chunks, claim_leases, marks
+from modelscape.store.writing import VARIANT_BATCH, insert_experiment, insert_observations
 from modelscape.task.space import Variant
 
 __all__ = ["VARIANT_BATCH", "SQLiteStore"]
-
-#: Variants whose rows are made and written at once when an experiment is stored.
-VARIANT_BATCH = 1000
-
-
-def _dump(observation: Observation) -> str:
-    try:
-        return observation.model_dump_json()
-    except ValueError as error:  # text that cannot be encoded, such as a lone surrogate
-        raise StoreError(f"observation {observation.id} cannot be stored: {error}") from None
 
 
 class SQLiteStore:
@@ -170,75 +157,16 @@ class SQLiteStore:
         The variants' JSON is made and written :data:`VARIANT_BATCH` at a time, in one
         transaction: a run of a hundred thousand variants never holds all their rows at once.
         """
-        each = iter(variants)
         with self._lock, guard(self.path, "storing an experiment"), self._transaction_for_write():
-            record = experiment.model_dump_json()
-            self._connection.execute(
-                "INSERT OR IGNORE INTO experiments (id, created, record) VALUES (?, ?, ?)",
-                (experiment.id, experiment.created, record),
-            )
-            if not self._readable_experiment(experiment.id):
-                # A record this store cannot read is of no use to anyone: the one being
-                # stored takes its place, so that running the experiment again repairs it.
-                self._connection.execute(
-                    "UPDATE experiments SET created = ?, record = ? WHERE id = ?",
-                    (experiment.created, record, experiment.id),
-                )
-            position = 0
-            while batch := list(itertools.islice(each, VARIANT_BATCH)):
-                self._connection.executemany(
-                    "INSERT OR IGNORE INTO variants (id, case_id, record) VALUES (?, ?, ?)",
-                    [(v.id, v.case, v.model_dump_json()) for v in batch],
-                )
-                self._connection.executemany(
-                    "INSERT OR IGNORE INTO experiment_variants (experiment_id, variant_id, "
-                    "position) VALUES (?, ?, ?)",
-                    [(experiment.id, v.id, position + i) for i, v in enumerate(batch)],
-                )
-                position += len(batch)
-
-    def _readable_experiment(self, experiment_id: str) -> bool:
-        """Whether the stored record of ``experiment_id``, if any, can be read back."""
-        sql = "SELECT record FROM experiments WHERE id = ?"
-        for (stored,) in list(raw_rows(self._connection, sql, (experiment_id,))):
-            try:
-                return ExperimentRecord.model_validate_json(text(stored)).id == experiment_id
-            except (*DAMAGE, RecursionError):
-                return False
-        return True
+            insert_experiment(self._connection, experiment, variants)
 
     def save_observations(self, observations: Iterable[Observation]) -> None:
         """Store observations and link each to its experiment; ok replaces failed."""
-        rows = [
-            (o.id, o.experiment_id, o.target_id, o.variant_id, o.repetition, o.status, _dump(o))
-            for o in observations
-        ]
-        if not rows:
+        batch = list(observations)
+        if not batch:
             return
         with self._lock, guard(self.path, "storing observations"), self._transaction_for_write():
-            self._connection.executemany(
-                "INSERT INTO observations (id, experiment_id, target_id, variant_id, repetition, "
-                "status, record) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (id) DO UPDATE SET status = excluded.status, "
-                "record = excluded.record WHERE observations.status = 'failed'",
-                rows,
-            )
-            if self._unreadable:
-                # A row this store could not read is replaced by the answer asked in its place.
-                self._connection.executemany(
-                    "UPDATE observations SET status = ?, record = ? WHERE id = ?",
-                    [(r[5], r[6], r[0]) for r in rows if r[0] in self._unreadable],
-                )
-                self._unreadable.difference_update(r[0] for r in rows)
-            self._connection.executemany(
-                "INSERT OR IGNORE INTO experiment_observations (experiment_id, observation_id) "
-                "VALUES (?, ?)",
-                [(row[1], row[0]) for row in rows],
-            )
-            # A stored observation is no longer being asked for.
-            self._connection.executemany(
-                "DELETE FROM leases WHERE observation_id = ?", [(row[0],) for row in rows]
-            )
+            insert_observations(self._connection, batch, self._unreadable)
 
     def save_measurements(
         self,
