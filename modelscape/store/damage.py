@@ -185,7 +185,13 @@ def lenient_rows(
 ) -> list[tuple[Any, ...]]:
     """Every row of ``sql``, any text that is not UTF-8 decoded with U+FFFD in place of what
     it cannot read: for reads that only match stored text against sound text (an id asked
-    for), where damaged text can never match and so need not fail the read."""
+    for), where damaged text can never match and so need not fail the read. Read the fast
+    way first; only a read that meets such text is made again."""
+    try:
+        return connection.execute(sql, parameters).fetchall()
+    except sqlite3.OperationalError as error:
+        if not undecodable(error):
+            raise
     with _raw_text(connection):
         rows = connection.execute(sql, parameters).fetchall()
     return [
