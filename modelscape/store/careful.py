@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -27,7 +27,15 @@ from modelscape.records.stored import (
     Observation,
     point_id,
 )
-from modelscape.store.damage import DAMAGE, Damage, careful, problem, raw_rows, text
+from modelscape.store.damage import (
+    DAMAGE,
+    Damage,
+    careful,
+    lenient_rows,
+    problem,
+    raw_rows,
+    text,
+)
 from modelscape.store.rows import POINTS, chunks, marks, observation_of, point_columns
 from modelscape.task.space import Variant
 
@@ -160,36 +168,43 @@ def observations_carefully(
     return ObservationColumns.of_rows([kept], observation_of, order)
 
 
-def _point(row: tuple[Any, ...]) -> tuple[Any, ...]:
-    point_id, measure, measure_id, observation_id = (text(value) for value in row[:4])
-    value, details = row[4], row[5]
-    if value is not None and type(value) not in (int, float):
-        raise StoreError(f"measurement {point_id!r} of {measure!r} holds text, not a number")
-    if details is not None:
-        details = text(details)
-        if details:
-            try:
-                json.loads(details)
-            except ValueError:
-                raise StoreError(
-                    f"measurement {point_id!r}: its details are not JSON: {details[:80]!r}"
-                ) from None
-    return point_id, measure, measure_id, observation_id, value, details
+def _point(names: Mapping[str, str]) -> Callable[[tuple[Any, ...]], tuple[Any, ...]]:
+    def read(row: tuple[Any, ...]) -> tuple[Any, ...]:
+        point_id, measure, measure_id, observation_id = (text(value) for value in row[:4])
+        value, details = row[4], row[5]
+        if names.get(measure_id) != measure:
+            raise StoreError(f"measurement {point_id!r} is of {measure!r}, not its measure's")
+        if value is not None and type(value) not in (int, float):
+            raise StoreError(f"measurement {point_id!r} of {measure!r} holds text, not a number")
+        if details is not None:
+            details = text(details)
+            if details:
+                try:
+                    json.loads(details)
+                except ValueError:
+                    raise StoreError(
+                        f"measurement {point_id!r}: its details are not JSON: {details[:80]!r}"
+                    ) from None
+        return point_id, measure, measure_id, observation_id, value, details
+
+    return read
 
 
 def points_carefully(
     connection: sqlite3.Connection,
-    wanted: Sequence[str],
+    wanted: Mapping[str, str],
     observations: ObservationColumns,
     damage: Damage,
 ) -> PointColumns:
-    """The readable point measurements of the measures ``wanted`` on ``observations``."""
+    """The readable point measurements of the measures ``wanted`` (their names by id) on
+    ``observations``."""
+    ids = list(wanted)
     rows = careful(
         connection,
-        f"{POINTS.replace('SELECT ', 'SELECT rowid, ', 1)}({marks(len(wanted))})",
-        wanted,
+        f"{POINTS.replace('SELECT ', 'SELECT rowid, ', 1)}({marks(len(ids))})",
+        ids,
         table="measurements",
-        read=_point,
+        read=_point(wanted),
         damage=damage,
     )
     return point_columns([[row for _, row in rows]], observations)
@@ -236,6 +251,7 @@ def unmeasured(
                     f"measurement {found} names another measure or output than its id says",
                 )
                 lacking[expected[found]] = True
+        _relabelled(connection, observations, missing.any(axis=0) & ~lacking, lacking, damage)
     for row in np.flatnonzero(lacking).tolist():
         damage.note(
             "observations",
@@ -243,6 +259,30 @@ def unmeasured(
             f"observation {observations.ids[row]} is left out: a measurement of it cannot be read",
         )
     return lacking
+
+
+def _relabelled(
+    connection: sqlite3.Connection,
+    observations: ObservationColumns,
+    rows: BoolArray,
+    lacking: BoolArray,
+    damage: Damage,
+) -> None:
+    """Mark in ``lacking`` the ``rows`` whose record holds an id that is no row's: damage
+    changed it, so the record's measurements, stored under its true id, are not its own."""
+    ids = {observations.ids[row]: row for row in np.flatnonzero(rows).tolist()}
+    rowful: set[str] = set()
+    for batch in chunks(ids):
+        rowful.update(
+            r[0]
+            for r in lenient_rows(
+                connection, f"SELECT id FROM observations WHERE id IN ({marks(len(batch))})", batch
+            )
+        )
+    for stray, row in ids.items():
+        if stray not in rowful:
+            damage.note("observations", None, f"a record holds id {stray!r}, which no row has")
+            lacking[row] = True
 
 
 def left_out(observations: ObservationColumns, rows: BoolArray) -> ObservationColumns:
@@ -254,23 +294,31 @@ def left_out(observations: ObservationColumns, rows: BoolArray) -> ObservationCo
     return ObservationColumns.of_filed(filed, observation_of)
 
 
-def _difference(row: tuple[Any, ...]) -> DifferenceMeasurement:
-    names = ("id", "measure", "measure_id", "first", "second")
-    fields: dict[str, Any] = {name: text(value) for name, value in zip(names, row, strict=False)}
-    return DifferenceMeasurement.model_validate({**fields, "value": row[5]}, strict=True)
+def _difference(names: Mapping[str, str]) -> Callable[[tuple[Any, ...]], DifferenceMeasurement]:
+    def read(row: tuple[Any, ...]) -> DifferenceMeasurement:
+        keys = ("id", "measure", "measure_id", "first", "second")
+        fields: dict[str, Any] = {key: text(value) for key, value in zip(keys, row, strict=False)}
+        if names.get(fields["measure_id"]) != fields["measure"]:
+            raise StoreError(
+                f"measurement {fields['id']!r} is of {fields['measure']!r}, not its measure's"
+            )
+        return DifferenceMeasurement.model_validate({**fields, "value": row[5]}, strict=True)
+
+    return read
 
 
 def differences_carefully(
-    connection: sqlite3.Connection, wanted: Sequence[str], damage: Damage
+    connection: sqlite3.Connection, wanted: Mapping[str, str], damage: Damage
 ) -> list[DifferenceMeasurement]:
-    """The readable difference measurements of the measures ``wanted``."""
+    """The readable difference measurements of the measures ``wanted`` (names by id)."""
+    ids = list(wanted)
     found = careful(
         connection,
         "SELECT rowid, id, measure, measure_id, observation_id, second_id, value FROM "
-        f"measurements WHERE measure_id IN ({marks(len(wanted))}) AND second_id IS NOT NULL",
-        wanted,
+        f"measurements WHERE measure_id IN ({marks(len(ids))}) AND second_id IS NOT NULL",
+        ids,
         table="measurements",
-        read=_difference,
+        read=_difference(wanted),
         damage=damage,
     )
     return [difference for _, difference in found]

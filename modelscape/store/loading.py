@@ -82,7 +82,8 @@ def read_run(
         lambda: variants_carefully(connection, experiment_id, damage),
     )
     _count_links(connection, experiment_id, "variants", len(variants) + len(unreadable), damage)
-    wanted = [m.id for m in (*experiment.point_metrics, *experiment.difference_measures)]
+    names = {m.id: m.name for m in (*experiment.point_metrics, *experiment.difference_measures)}
+    wanted = list(names)
     # A snapshot holds the observations of every variant: with some variants unreadable,
     # the rows are read instead, so that those variants' observations can be left out.
     whole = not damage.found
@@ -91,11 +92,11 @@ def read_run(
         observations, points = cached
     else:
         observations, points = _from_rows(
-            connection, experiment, variants, wanted, damage, whole=whole
+            connection, experiment, variants, names, damage, whole=whole
         )
     differences = either(
-        lambda: _differences(connection, wanted),
-        lambda: differences_carefully(connection, wanted, damage) if wanted else [],
+        lambda: _named_pairs(_differences(connection, wanted), names),
+        lambda: differences_carefully(connection, names, damage) if wanted else [],
     )
     if wanted:
         members = observations.rows_by_id
@@ -112,14 +113,16 @@ def _from_rows(
     connection: sqlite3.Connection,
     experiment: ExperimentRecord,
     variants: list[Variant],
-    wanted: list[str],
+    names: dict[str, str],
     damage: Damage,
     *,
     whole: bool,
 ) -> tuple[ObservationColumns, PointColumns]:
-    """The observations and point measurements of a run read from their rows; without
-    ``whole`` variants, the observations of the unreadable ones are left out."""
+    """The observations and point measurements of a run read from their rows (of the
+    measures ``names`` by id); without ``whole`` variants, the observations of the unreadable
+    ones are left out."""
     experiment_id = experiment.id
+    wanted = list(names)
     order = canonical_columns(experiment, variants)
     if not whole:
         order = _without_unknown(order, {v.id for v in variants})
@@ -144,8 +147,8 @@ def _from_rows(
     # a scan with a cheap filter beats a join through the index, twice over.
     before = len(damage.found)
     points = either(
-        lambda: point_columns(point_rows(connection, wanted), observations),
-        lambda: points_carefully(connection, wanted, observations, damage),
+        lambda: _named(point_columns(point_rows(connection, wanted), observations), names),
+        lambda: points_carefully(connection, names, observations, damage),
     )
     lost = unmeasured(
         connection, observations, points, damage, measurements_damaged=len(damage.found) > before
@@ -154,8 +157,8 @@ def _from_rows(
         kept = left_out(observations, lost)
         again = Damage(damage.path, damage.doing, "skip")  # its rows are noted already
         points = either(
-            lambda: point_columns(point_rows(connection, wanted), kept),
-            lambda: points_carefully(connection, wanted, kept, again),
+            lambda: _named(point_columns(point_rows(connection, wanted), kept), names),
+            lambda: points_carefully(connection, names, kept, again),
         )
         observations = kept
     return observations, points
@@ -209,6 +212,35 @@ def _variants(connection: sqlite3.Connection, experiment_id: str) -> list[Varian
     if [v.id for v in variants] != [row[0] for row in linked]:
         raise StoreError("a variant's record holds another id than its row")
     return variants
+
+
+def _named(points: PointColumns, names: dict[str, str]) -> PointColumns:
+    """``points``, each checked to carry its measure's name: the analyses find a value by
+    name, so a damaged name would lose it (a StoreError sends the read to the careful one)."""
+    measures, ids = points.measure, points.measure_id
+    if not len(points):
+        return points
+    pairs = np.bincount(
+        measures.codes.astype(np.int64) * len(ids.values) + ids.codes,
+        minlength=len(measures.values) * len(ids.values),
+    )
+    for pair in np.flatnonzero(pairs).tolist():
+        name, measure_id = (
+            measures.values[pair // len(ids.values)],
+            ids.values[pair % len(ids.values)],
+        )
+        if names.get(measure_id) != name:
+            raise StoreError(f"a measurement of {ids.values[measure_id]} has another name")
+    return points
+
+
+def _named_pairs(
+    differences: list[DifferenceMeasurement], names: dict[str, str]
+) -> list[DifferenceMeasurement]:
+    """``differences``, each checked to carry its measure's name (see :func:`_named`)."""
+    if any(names.get(d.measure_id) != d.measure for d in differences):
+        raise StoreError("a difference measurement carries another measure's name")
+    return differences
 
 
 def _count_links(

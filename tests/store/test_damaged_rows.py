@@ -257,3 +257,52 @@ def test_the_default_refuses_and_a_copy_merged_from_it_is_never_partial(tmp_path
     assert done.exit_code == 1
     assert "variants row 1: text that is not UTF-8" in done.output
     assert not (tmp_path / "merged.db").exists()  # refused before the output was made
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        # a measure's name, still sound text: analyses look values up by name
+        (
+            "UPDATE measurements SET measure = 'answerd' WHERE rowid = "
+            "(SELECT min(rowid) FROM measurements WHERE measure = 'answered')",
+            "is of 'answerd', not its measure's",
+        ),
+        # an output's own id inside its record: its measurements are stored under the true one
+        (
+            "UPDATE observations SET record = json_set(record, '$.id', 'x' || substr(id, 2)) "
+            "WHERE rowid = 2",
+            "which no row has",
+        ),
+    ],
+)
+def test_valid_text_changed_under_its_record_is_found_too(
+    tmp_path: Path, change: str, named: str
+) -> None:
+    path = tmp_path / "store.db"
+    run = stored_run(path)
+    with sqlite3.connect(path) as connection:
+        corrupt(connection, change)
+        total = connection.execute("SELECT count(*) FROM observations").fetchone()[0]
+    connection.close()
+    with SQLiteStore(path) as store, pytest.raises(StoreError, match=named):
+        store.load(run)
+    with SQLiteStore(path, damaged="skip") as store, pytest.warns(DamagedStoreWarning, match=named):
+        results = Results.load(store, run)
+    assert len(results.observations) == total - 1
+    results.scorecard("correct", "answer_change", answered="answered")  # the rest reports
+
+
+def test_damaged_scenario_settings_are_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "store.db"
+    stored_run(path)
+    with sqlite3.connect(path) as connection:
+        corrupt(
+            connection,
+            "UPDATE experiments SET record = "
+            "json_remove(record, '$.scenario.parameters.answer.name')",
+        )
+    connection.close()
+    done = CliRunner().invoke(main, ["report", "--store", str(path)])
+    assert done.exit_code == 1
+    assert "error: the scenario settings stored with this run cannot be read" in done.output
