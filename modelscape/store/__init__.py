@@ -16,6 +16,7 @@
 
 from __future__ import annotations
 
+from modelscape.store.damage import DamagedStoreWarning
 from modelscape.store.memory import MemoryStore
 from modelscape.store.protocol import Checking, Leasing, Store, StoredRun, canonical_order
 from modelscape.store.registry import StoreKind, open_store
@@ -23,6 +24,7 @@ from modelscape.store.sqlite import SQLiteStore
 
 __all__ = [
     "Checking",
+    "DamagedStoreWarning",
     "Leasing",
     "MemoryStore",
     "SQLiteStore",

@@ -109,7 +109,8 @@ class Damage:
         if self.policy == "refuse":
             raise StoreError(
                 f"{self.message()}: the file was changed outside modelscape or is damaged; "
-                f"{recover} (modelscape report reads the rest and leaves these out)"
+                f"{recover} (`modelscape report`, or a store opened with damaged=\"skip\", "
+                "reads the rest and leaves these out)"
             )
         warnings.warn(
             DamagedStoreWarning(f"{self.message()}; left out of what was read: {recover}"),
