@@ -109,7 +109,7 @@ class Damage:
         if self.policy == "refuse":
             raise StoreError(
                 f"{self.message()}: the file was changed outside modelscape or is damaged; "
-                f"{recover} (`modelscape report`, or a store opened with damaged=\"skip\", "
+                f'{recover} (`modelscape report`, or a store opened with damaged="skip", '
                 "reads the rest and leaves these out)"
             )
         warnings.warn(
