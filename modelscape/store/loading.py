@@ -225,11 +225,8 @@ def _named(points: PointColumns, names: dict[str, str]) -> PointColumns:
         minlength=len(measures.values) * len(ids.values),
     )
     for pair in np.flatnonzero(pairs).tolist():
-        name, measure_id = (
-            measures.values[pair // len(ids.values)],
-            ids.values[pair % len(ids.values)],
-        )
-        if names.get(measure_id) != name:
+        name, measure_id = divmod(pair, len(ids.values))
+        if names.get(ids.values[measure_id]) != measures.values[name]:
             raise StoreError(f"a measurement of {ids.values[measure_id]} has another name")
     return points
 
