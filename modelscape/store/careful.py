@@ -256,7 +256,7 @@ def unmeasured(
         damage.note(
             "observations",
             None,
-            f"observation {observations.ids[row]} is left out: a measurement of it cannot be read",
+            f"observation {observations.ids[row]} is left out, as it lacks a measure's value",
         )
     return lacking
 

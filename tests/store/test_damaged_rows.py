@@ -174,7 +174,7 @@ def test_a_measurement_relabelled_to_another_output_is_found_by_its_id(tmp_path:
         store.load(run)
     with (
         SQLiteStore(path, damaged="skip") as store,
-        pytest.warns(DamagedStoreWarning, match=f"observation {observation} is left out"),
+        pytest.warns(DamagedStoreWarning, match=f"observation {observation} is left out, as it"),
     ):
         results = Results.load(store, run)
     assert observation not in {o.id for o in results.observations}
