@@ -21,7 +21,7 @@ not part of the identity, since it changes no reply.
 That observation fails at once with the limit in its error; asking again would fetch the same.
 The buffer is emptied as soon as its text is decoded, and the text dropped once parsed, so a
 reply costs about twice its size while it is read (its bytes, then its text, then what the
-JSON holds), never the six copies that joining pieces and keeping every stage alive made.
+JSON holds), not a joined copy of its pieces and every stage at once (design note 035).
 
 **Failures.** How a call can fail, and what the runner then does (see :class:`TargetError`)::
 
