@@ -13,7 +13,7 @@ from typing import Literal
 import click
 
 from modelscape.errors import ExecutionError, ModelscapeError, ReportError
-from modelscape.execution.config import ExecutionConfig
+from modelscape.execution.config import MAX_CALLS, ExecutionConfig
 from modelscape.execution.resolve import load_targets, resolve_target
 from modelscape.execution.runner import Progress, Runner
 from modelscape.execution.shard import Shard
@@ -221,6 +221,15 @@ def register(main: click.Group) -> None:
     help="Seconds one call may take before it is retried.",
 )
 @click.option(
+    "--max-calls",
+    "max_calls",
+    type=click.IntRange(min=1),
+    default=MAX_CALLS,
+    show_default=True,
+    help="The most calls this run may make (a shard's share, with --shard); a spec that needs "
+    "more is refused before anything is stored.",
+)
+@click.option(
     "--max-failures",
     "max_failures",
     metavar="N|P%",
@@ -255,6 +264,7 @@ def run(
     order: Literal["shuffled", "grouped"],
     shard: str | None,
     timeout: float,
+    max_calls: int,
     max_failures: str | None,
     report_path: Path | None,
     requirements: tuple[str, ...],
@@ -283,9 +293,14 @@ def run(
     resolved = [resolve_target(t) for t in targets]
     if targets_file is not None:
         resolved.extend(load_targets(targets_file))
-    config = ExecutionConfig(concurrency=concurrency, timeout=timeout, order=order, shard=part)
+    config = ExecutionConfig(
+        concurrency=concurrency, timeout=timeout, order=order, shard=part, max_calls=max_calls
+    )
     experiment = scenario.experiment(resolved, config)
-    store = open_store(store_path)
+    experiment.check_calls()  # before the store is opened, so a refused run makes no file
+    # Damaged rows are left out with a warning: their observations are asked again, and
+    # the row itself is never overwritten (it may yet be recovered from the file).
+    store = open_store(store_path, damaged="skip")
     bar = _Bar(terminal=sys.stderr.isatty())
     started = time.perf_counter()
     runner = Runner(store=store, on_progress=bar)

@@ -33,7 +33,7 @@ def merge(sources: tuple[str, ...], output: str, mixed: bool) -> None:
     (`modelscape run --shard I/N`). Afterwards, run the experiment once more on the merged
     store without --shard: it asks nothing and measures what spans shards; then report.
     """
-    from modelscape.store import open_store
+    from modelscape.store import Store, open_store
     from modelscape.store.merge import merge_stores
 
     def same(a: str, b: str) -> bool:
@@ -44,17 +44,20 @@ def merge(sources: tuple[str, ...], output: str, mixed: bool) -> None:
 
     if any(same(s, output) for s in sources if "://" not in s):
         raise CommandError(f"{output} is both a source and the output; name another output")
-    opened = []
+    opened: list[tuple[str, Store]] = []
+    outputs: list[Store] = []
+
+    def output_store() -> Store:
+        # Opened (and a new file made) only once every source was read and checked.
+        outputs.append(open_store(output))
+        return outputs[0]
+
     try:
         for name in sources:
             opened.append((name, open_store(name, read_only=True, create=False)))
-        into = open_store(output)
-        try:
-            merged = merge_stores(opened, into, mixed=mixed)
-        finally:
-            into.close()
+        merged = merge_stores(opened, output_store, mixed=mixed)
     finally:
-        for _, store in opened:
+        for store in [*outputs, *(store for _, store in opened)]:
             store.close()
     if not merged:
         click.echo(f"the sources hold no experiment; {output} is unchanged")

@@ -53,7 +53,8 @@ def report(
 
     if output is not None:
         check_output(output, "-o")  # before the analysis, which can take a while
-    store = open_store(store_path, create=False)
+    # Damaged rows are left out with a warning naming them, so the rest still reports.
+    store = open_store(store_path, create=False, damaged="skip")
     try:
         records = store.experiments()
         if not records:

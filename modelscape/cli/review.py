@@ -36,7 +36,15 @@ def describe(spec: str) -> None:
     SPEC is a YAML file, the name of a shipped spec (see `modelscape specs`), or
     python:module:NAME naming a Scenario, as `run` takes it.
     """
-    click.echo(scenario_of(spec).describe())
+    scenario = scenario_of(spec)
+    click.echo(scenario.describe())
+    from modelscape.execution.config import MAX_CALLS
+
+    if scenario.calls_per_target() > MAX_CALLS:
+        click.echo(
+            f"note       more than the {MAX_CALLS:,} calls `modelscape run` makes unless "
+            "--max-calls allows more"
+        )
 
 
 @click.command()

@@ -15,7 +15,10 @@ from pydantic import Field, model_validator
 from modelscape._model import FrozenModel
 from modelscape.execution.shard import Shard
 
-__all__ = ["ExecutionConfig", "RetryPolicy"]
+__all__ = ["MAX_CALLS", "ExecutionConfig", "RetryPolicy"]
+
+#: The most calls one run makes unless its ExecutionConfig says otherwise.
+MAX_CALLS = 5_000_000
 
 
 class RetryPolicy(FrozenModel):
@@ -64,6 +67,12 @@ class ExecutionConfig(FrozenModel):
 
     ``shard`` restricts a run to one deterministic part of the observations (see
     :mod:`~modelscape.execution.shard`), so that N machines can share one experiment.
+
+    ``max_calls`` is the most calls one run may make (a shard's share of them, with ``shard``):
+    an experiment that needs more is refused before anything is stored, since a typo in a
+    spec (a million repetitions) would otherwise fill a disk with a run nobody meant. The
+    default, :data:`MAX_CALLS`, is five times the largest runs modelscape is tested at; None
+    sets no limit.
     """
 
     concurrency: int = Field(default=8, ge=1)
@@ -73,6 +82,7 @@ class ExecutionConfig(FrozenModel):
     stop_after: int | None = Field(default=10, ge=1)
     order: Literal["shuffled", "grouped"] = "shuffled"
     shard: Shard | None = None
+    max_calls: int | None = Field(default=MAX_CALLS, ge=1)
 
     def budget(self) -> float:
         """Seconds one observation may take with its retries: ``deadline``, or what the

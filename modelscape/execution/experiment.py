@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NamedTuple
 
-from modelscape._identity import Identity, content_id
+from modelscape._identity import Identity
 from modelscape.errors import ExecutionError
 from modelscape.execution.config import ExecutionConfig
 from modelscape.measures import DifferenceMeasure, PointMetric
-from modelscape.records.stored import AxisRecord, ExperimentRecord, observation_id
+from modelscape.records.stored import AxisRecord, ExperimentRecord, experiment_id, observation_id
 from modelscape.target import Target
 from modelscape.target.shape import AnswerShape
 from modelscape.task.design import Grid, Sweep
@@ -187,10 +187,7 @@ class Experiment:
         record = ExperimentRecord(id="-", **content)
         # The id hashes everything the record holds except itself and the time of creation;
         # execution settings are not in the record at all.
-        hashed = record.model_dump(mode="json", exclude={"id", "created"})
-        return record.model_copy(
-            update={"id": content_id("experiment", hashed), "created": time.time()}
-        )
+        return record.model_copy(update={"id": experiment_id(record), "created": time.time()})
 
     def record(self) -> ExperimentRecord:
         """What this experiment asks, as stored: its id is a content hash of everything in it
@@ -259,6 +256,25 @@ class Experiment:
     def calls(self) -> int:
         """How many observations a full run holds (all shards together)."""
         return len(self.targets) * len(self._table) * self.repetitions
+
+    def check_calls(self) -> None:
+        """Refuse, with an :class:`~modelscape.errors.ExecutionError`, an experiment whose run
+        would make more calls than ``execution.max_calls`` (a shard's share, with a shard)."""
+        limit = self.execution.max_calls
+        total = self.calls()
+        shard = self.execution.shard
+        asked = total if shard is None else -(-total // shard.count)  # about a shard's share
+        if limit is None or asked <= limit:
+            return
+        part = "" if shard is None else f", about {asked:,} of them in shard {shard}"
+        raise ExecutionError(
+            f"this run would make {total:,} calls ({len(self.targets)} "
+            f"target{'s' if len(self.targets) != 1 else ''} x "
+            f"{len(self._table):,} variants x {self.repetitions:,} repetitions{part}), more than "
+            f"the {limit:,} it may make: nothing was stored. Lower the repetitions or the "
+            "variants, split the run into shards (--shard I/N), or raise the limit "
+            "(--max-calls N; ExecutionConfig(max_calls=None) sets none)"
+        )
 
     def planned(self) -> int:
         """How many observations :meth:`plan` holds: :meth:`calls`, or a shard's part of it.

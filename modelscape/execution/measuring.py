@@ -10,7 +10,6 @@ that fails part way keeps every full thousand it made, and the next run computes
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import itertools
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -22,6 +21,7 @@ from modelscape.errors import ExecutionError
 from modelscape.execution.calls import run_workers
 from modelscape.execution.experiment import Experiment
 from modelscape.measures import CallableDifference, CallableMetric, KeyedDifference, Response
+from modelscape.records.stored import difference_id, point_id
 from modelscape.results.records import DifferenceMeasurement, Observation, PointMeasurement
 from modelscape.store.protocol import Store
 from modelscape.target.cleaning import clean_data
@@ -45,17 +45,6 @@ _BATCH = 1000
 
 # Ids are hex content hashes, so joining them with a separator is already canonical; hashing
 # the text directly skips a JSON encoding per measurement.
-def point_id(measure_id: str, observation: str) -> str:
-    """The id of a point measurement: hash(measure identity id, observation id)."""
-    return hashlib.sha256(f"point\n{measure_id}\n{observation}".encode()).hexdigest()[:16]
-
-
-def difference_id(measure_id: str, first: str, second: str) -> str:
-    """The id of a difference measurement of an ordered pair (``first`` < ``second``)."""
-    text = f"difference\n{measure_id}\n{first}\n{second}"
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
 PointMeasure: TypeAlias = CallableMetric | KeyedDifference
 
 

@@ -57,6 +57,7 @@ __all__ = [
 TARGET_KINDS: dict[str, Callable[..., Target]] = {}
 
 _KIND = re.compile(KIND_PATTERN)
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def register_target_kind(kind: str, factory: Callable[..., Target]) -> None:
@@ -135,6 +136,13 @@ def resolve_target(spec: str, **options: Any) -> Target:
     """The target a spec names: ``python:module:function``, a reference target, or a
     registered kind such as a provider, made with ``options`` (which only kinds whose factory
     takes keyword arguments accept)."""
+    if _SURROGATE.search(spec):
+        # A command line's bytes that are not UTF-8 arrive as surrogates (PEP 383): no
+        # identity holding them could be hashed or stored.
+        raise ExecutionError(
+            f"target {spec!r} holds bytes or escapes that are not UTF-8 text; write its name "
+            "in UTF-8"
+        )
     kind, _, argument = spec.partition(":")
     if kind == "python" and not options:
         return _python(argument)

@@ -145,6 +145,8 @@ class Runner:
             return await self._run(experiment)
 
     async def _run(self, experiment: Experiment) -> Results:
+        # Before anything is stored: a run too large to be meant leaves no trace.
+        await asyncio.to_thread(experiment.check_calls)
         record = experiment.record()
         # The variants stay in the experiment's compact table for the whole run: each is
         # assembled when a call, a save or a measure reads it (see modelscape.task.table).

@@ -16,9 +16,12 @@ whole, before anything is cut to length. A key is only sent over https or to thi
 targets.yaml) records in every output's usage what its tokens cost at that price; the price is
 not part of the identity, since it changes no reply.
 
-**Size.** A reply is read in pieces and abandoned past ``max_response_bytes`` (32 MiB unless
-set), after decompression: a runaway or hostile server cannot fill the memory. That
-observation fails at once with the limit in its error; asking again would fetch the same.
+**Size.** A reply is read in pieces into one buffer and abandoned past ``max_response_bytes``
+(32 MiB unless set), after decompression: a runaway or hostile server cannot fill the memory.
+That observation fails at once with the limit in its error; asking again would fetch the same.
+The buffer is emptied as soon as its text is decoded, and the text dropped once parsed, so a
+reply costs about twice its size while it is read (its bytes, then its text, then what the
+JSON holds), not a joined copy of its pieces and every stage at once (design note 035).
 
 **Failures.** How a call can fail, and what the runner then does (see :class:`TargetError`)::
 
@@ -110,7 +113,7 @@ def unscrubbed(text: str) -> str:
     return text
 
 
-def provider_message(body: bytes, scrub: Callable[[str], str] = unscrubbed) -> str:
+def provider_message(body: bytes | bytearray, scrub: Callable[[str], str] = unscrubbed) -> str:
     """The provider's own words from an error body: ``error.message`` where it has one.
 
     ``scrub`` runs on the whole message before it is cut to length, so that a secret in it
@@ -128,6 +131,22 @@ def provider_message(body: bytes, scrub: Callable[[str], str] = unscrubbed) -> s
         if isinstance(error, str):
             return scrub(error)[:_MESSAGE_LIMIT]
     return scrub(text)[:_MESSAGE_LIMIT] or "(empty body)"
+
+
+def _parsed(body: bytearray) -> Any:
+    """The JSON value in ``body`` (None when it holds none), as ``json.loads`` reads bytes;
+    ``body`` is emptied once decoded, so that its bytes and their text are not both held
+    while the JSON is parsed."""
+    try:
+        text = body.decode(json.detect_encoding(body), "surrogatepass")
+    except (UnicodeDecodeError, LookupError):
+        return None
+    finally:
+        body.clear()
+    try:
+        return json.loads(text)
+    except ValueError:
+        return None
 
 
 class HttpTarget(IdentifiedTarget):
@@ -180,7 +199,11 @@ class HttpTarget(IdentifiedTarget):
                 )
         self.url = url
         #: The servers calls are spread over, when there are several (see replicas.py).
-        self.replicas = Replicas([url, *replicas]) if replicas else None
+        self.replicas = (
+            Replicas([url, *replicas], where=f"{self.provider} target {name!r}")
+            if replicas
+            else None
+        )
         self.api_key_env = api_key_env
         self.require_key = require_key
         self.max_response_bytes = max_response_bytes
@@ -304,36 +327,39 @@ class HttpTarget(IdentifiedTarget):
                 outcome.succeed()
         if status >= 400:
             raise self._failure(status, reply_headers, raw)
-        try:
-            payload = json.loads(raw)
-        except ValueError:
-            payload = None
+        head = bytes(raw[: 8 * _MESSAGE_LIMIT])  # for the message, should it not be JSON
+        payload = _parsed(raw)
         if not isinstance(payload, dict):
             raise TargetError(
                 f"{self.provider} at {self.url} answered {status} without a JSON object: "
-                f"{provider_message(raw, self.scrub)!r}"
+                f"{provider_message(head, self.scrub)!r}"
             )
         output = self.output(payload, latency)
+        if self.replicas is not None:
+            # A replica serving another model must not answer for this target.
+            refused = self.replicas.answered(url, output.model)
+            if refused is not None:
+                raise TargetError(refused)
         if self.price is not None and output.usage is not None:
             output = output.model_copy(update={"usage": self.price.charge(output.usage)})
         # A server may echo the Authorization header into any field of a reply.
         return output if key is None else redact_output(output, self.scrub)
 
-    async def _read(self, response: aiohttp.ClientResponse) -> bytes:
-        """The whole body, read in pieces up to ``max_response_bytes``."""
+    async def _read(self, response: aiohttp.ClientResponse) -> bytearray:
+        """The whole body, read in pieces into one buffer, up to ``max_response_bytes``."""
         limit = self.max_response_bytes
         length = response.content_length
         if length is not None and length > limit and "Content-Encoding" not in response.headers:
             raise self._too_large(f"announced {length:,} bytes")
-        pieces: list[bytes] = []
-        size = 0
+        # One buffer, grown in place: a list of pieces joined at the end held the reply twice.
+        body = bytearray()
         # Decompressed pieces are counted: a small gzip body can unpack to gigabytes.
         async for piece in response.content.iter_any():
-            size += len(piece)
-            if size > limit:
+            if len(body) + len(piece) > limit:
+                body.clear()
                 raise self._too_large(f"sent over {limit:,} bytes")
-            pieces.append(piece)
-        return b"".join(pieces)
+            body += piece
+        return body
 
     def _too_large(self, what: str) -> TargetError:
         return TargetError(
@@ -343,7 +369,9 @@ class HttpTarget(IdentifiedTarget):
             retryable=False,
         )
 
-    def _failure(self, status: int, headers: Mapping[str, str], raw: bytes) -> TargetError:
+    def _failure(
+        self, status: int, headers: Mapping[str, str], raw: bytes | bytearray
+    ) -> TargetError:
         message = provider_message(raw, self.scrub)
         text = f"{self.provider} answered HTTP {status}: {message}"
         if status == 429 or status >= 500:

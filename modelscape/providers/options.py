@@ -158,9 +158,15 @@ class TargetOptions(Generation):
 
 
 def is_loopback(url: str) -> bool:
-    """Whether a URL's host is this machine (``localhost``, 127.0.0.0/8 or ``::1``)."""
+    """Whether a URL's host is this machine, as written: ``localhost`` itself, or a literal
+    address in 127.0.0.0/8 or ``::1``.
+
+    Nothing is resolved, and no other name counts: ``evil.localhost`` is only this machine if
+    the resolver says so (RFC 6761 asks it to, but a resolver or an ``/etc/hosts`` line need
+    not), and a key sent over plain http to it might go anywhere.
+    """
     host = urlsplit(url).hostname or ""
-    if host == "localhost" or host.endswith(".localhost"):
+    if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback

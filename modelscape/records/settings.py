@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal, get_args
 
-from pydantic import Field
+from pydantic import Field, ValidationError
 
 from modelscape._identity import Identity, JsonValue
 from modelscape._model import FrozenModel
@@ -69,15 +69,26 @@ class ScenarioSettings(FrozenModel):
         design = stored.get("design")
         answer = stored.get("answer")
         criterion = stored.get("criterion") or {}
-        return cls(
-            repetitions=repetitions if _integer(repetitions) else None,
-            seed=seed if _integer(seed) else 0,
-            answer=Identity.model_validate(answer) if answer is not None else None,
-            design=design if isinstance(design, dict) else None,
-            groups=found,
-            criterion=BoundaryCriterion.model_validate(criterion),
-            description=str(stored.get("description") or ""),
-        )
+        try:
+            return cls(
+                repetitions=repetitions if _integer(repetitions) else None,
+                seed=seed if _integer(seed) else 0,
+                answer=Identity.model_validate(answer) if answer is not None else None,
+                design=design if isinstance(design, dict) else None,
+                groups=found,
+                criterion=BoundaryCriterion.model_validate(criterion),
+                description=str(stored.get("description") or ""),
+            )
+        except ValidationError as error:
+            # Only a record changed after it was stored holds such settings: its writer made
+            # them from a scenario that had validated them.
+            first = error.errors()[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise AnalysisError(
+                f"the scenario settings stored with this run cannot be read ({error.title}"
+                f"{f' {where}' if where else ''}: {first['msg']}): the store was changed "
+                "after the run was stored; restore it from a copy"
+            ) from None
 
     def parameters(self) -> dict[str, JsonValue]:
         """The settings as a scenario identity stores them (the inverse of :meth:`of`)."""

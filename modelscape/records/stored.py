@@ -7,7 +7,8 @@ record has a content-hash id (see DESIGN.md, "Identity and storage").
 
 from __future__ import annotations
 
-from typing import Literal
+import hashlib
+from typing import Any, Literal
 
 from pydantic import Field
 
@@ -24,7 +25,10 @@ __all__ = [
     "Observation",
     "PointMeasurement",
     "Trace",
+    "difference_id",
+    "experiment_id",
     "observation_id",
+    "point_id",
 ]
 
 
@@ -91,6 +95,24 @@ def observation_id(seed: int, target: Identity | str, variant_id: str, repetitio
         "observation",
         {"seed": seed, "target": target_id, "variant": variant_id, "repetition": repetition},
     )
+
+
+def experiment_id(record: ExperimentRecord) -> str:
+    """The id an experiment record should have: the hash of all it holds but ``id`` and
+    ``created`` (the time it was made, which two runs of one experiment never share)."""
+    hashed: dict[str, Any] = record.model_dump(mode="json", exclude={"id", "created"})
+    return content_id("experiment", hashed)
+
+
+def point_id(measure_id: str, observation: str) -> str:
+    """The id of a point measurement: hash(measure identity id, observation id)."""
+    return hashlib.sha256(f"point\n{measure_id}\n{observation}".encode()).hexdigest()[:16]
+
+
+def difference_id(measure_id: str, first: str, second: str) -> str:
+    """The id of a difference measurement of an ordered pair (``first`` < ``second``)."""
+    text = f"difference\n{measure_id}\n{first}\n{second}"
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 class Observation(FrozenModel):

@@ -9,15 +9,22 @@ is asked unless a shard lost some; what spans shards and targets is measured), w
 reports, commits the ``runs/`` folder back, and builds and deploys the site.
 
 Actions is the scheduler: modelscape only makes each shard a deterministic, resumable part.
-Targets reach the commands through environment variables, never pasted into a shell line, so
-a target with quotes or ``$`` in it cannot run anything.
+
+Every value given to ``init`` reaches the commands through an ``env:`` block, never pasted into
+a ``run:`` line, as GitHub's security hardening guide asks: Actions expands ``${{ }}`` in a
+``run:`` line before the shell reads it, so no quoting protects text written there. A target
+is data in the matrix and in the environment, and the shell reads it as ``"$TARGET"``; one with
+quotes, ``$`` or backticks in it runs nothing. A target holding ``${{`` is refused outright:
+Actions would evaluate it wherever it is written (the matrix, an ``env:`` value), so the target
+run would not be the one named, and a secret it names would become part of a target's name,
+stored and published. Keys come from the repository's secrets through the workflow's own
+``env:``. Scenario names are plain words (:data:`_SCENARIO`) and shards a number.
 """
 
 from __future__ import annotations
 
 import json
 import re
-import shlex
 from collections.abc import Sequence
 
 from modelscape.site.config import SiteError
@@ -51,6 +58,14 @@ def _checked(scenarios: Sequence[str], targets: Sequence[str], shards: int) -> N
     for target in targets:
         if not target.strip() or not target.isprintable():
             raise SiteError(f"target {target!r} must be one line of printable text")
+        if "${{" in target:
+            raise SiteError(
+                f"target {target!r} holds '${{{{', which GitHub Actions would evaluate as an "
+                "expression wherever the workflow holds it (and a secret named there would "
+                "become part of the target's name, stored and published): name the target "
+                "plainly; keys reach the runs from the repository's secrets (OPENAI_API_KEY, "
+                "ANTHROPIC_API_KEY in the workflow's env)"
+            )
     if len(set(targets)) != len(targets):
         raise SiteError("a target is named twice; each target runs once per shard")
     jobs = len(scenarios) * len(targets) * shards
@@ -79,9 +94,10 @@ def runs_workflow(
     matrix_scenarios = "\n".join(
         f"          - {{key: s{i + 1}, name: {json.dumps(n)}}}" for i, n in enumerate(scenarios)
     )
-    pairs = " ".join(f"s{i + 1}:{n}" for i, n in enumerate(scenarios))
+    # For the merge job, which has no matrix: data in its env, never text in its run: lines.
+    pairs = json.dumps(" ".join(f"s{i + 1}:{n}" for i, n in enumerate(scenarios)))
+    every_target = json.dumps("\n".join(targets))
     artifact = "store-${{ matrix.scenario.key }}-${{ matrix.target.slug }}-${{ matrix.shard }}"
-    every_target = " ".join(f"--target {shlex.quote(t)}" for t in targets)
     return f"""# Run every scenario against every target in {shards} shards, then merge, report and
 # publish. Written by `modelscape init --shards`; edit the matrix to add scenarios or targets.
 # Keys of hosted models come from the repository's secrets (Settings > Secrets > Actions).
@@ -153,13 +169,20 @@ jobs:
           pattern: store-*
           path: stores
       - name: merge, measure and report each scenario
+        env:
+          SCENARIOS: {pairs}
+          TARGETS: {every_target}
         run: |
           set -euo pipefail
-          for pair in {pairs}; do
+          targets=()
+          while IFS= read -r target; do
+            targets+=(--target "$target")
+          done <<< "$TARGETS"
+          for pair in $SCENARIOS; do
             key="${{pair%%:*}}" scenario="${{pair#*:}}"
             mkdir -p "runs/$scenario"
             modelscape merge --mixed stores/store-"$key"-*/store.db -o "runs/$scenario/store.db"
-            modelscape run "specs/$scenario.yaml" {every_target} \\
+            modelscape run "specs/$scenario.yaml" "${{targets[@]}}" \\
               --store "runs/$scenario/store.db" --report "runs/$scenario/report.json"
           done
       - name: commit the runs
@@ -172,9 +195,11 @@ jobs:
       - id: pages
         uses: actions/configure-pages@v5
       - name: build the site
+        env:
+          BASE_URL: ${{{{ steps.pages.outputs.base_url }}}}
         run: >-
           modelscape build . -o site --strict
-          --base-url "${{{{ steps.pages.outputs.base_url }}}}/"
+          --base-url "$BASE_URL/"
       - uses: actions/upload-pages-artifact@v3
         with:
           path: site

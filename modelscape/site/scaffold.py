@@ -29,7 +29,9 @@ def pages_workflow(*, install: str, content: str = ".", working_directory: str =
     never the bare name ``modelscape``, which belongs to another project on the index. The
     site is built with ``--strict`` and with the address Pages gives it, so the sitemap and
     404 page carry absolute links. Pagefind is installed with it, so the published site
-    has the search index that loads per query.
+    has the search index that loads per query. The address reaches the command through
+    ``env:``: no ``run:`` line holds an expression, which Actions would paste into the shell's
+    text (the arguments here are this code's own, never a user's).
     """
     return f"""# Build the modelscape site and publish it on GitHub Pages.
 # In the repository settings, under Pages, set "Source" to "GitHub Actions".
@@ -63,9 +65,11 @@ jobs:
       - id: pages
         uses: actions/configure-pages@v5
       - run: python -m pip install {install} '{REQUIREMENT}'
-      - run: >-
+      - env:
+          BASE_URL: ${{{{ steps.pages.outputs.base_url }}}}
+        run: >-
           modelscape build {content} -o site --strict
-          --base-url "${{{{ steps.pages.outputs.base_url }}}}/"
+          --base-url "$BASE_URL/"
       - uses: actions/upload-pages-artifact@v3
         with:
           path: {working_directory.rstrip("/")}/site

@@ -27,6 +27,7 @@ __all__ = [
     "among",
     "at",
     "check_attribute",
+    "check_text",
     "check_value",
     "item",
     "message",
@@ -36,6 +37,9 @@ __all__ = [
 ]
 
 _PLAIN = re.compile(r"[\w\-.]+")
+# A UTF-16 surrogate is half of a character: no UTF-8 text can hold one, so a spec holding
+# one could never be hashed, stored or written out.
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def at(path: str, key: object) -> str:
@@ -100,6 +104,33 @@ class Problems:
             if key not in allowed:
                 listed = what or f"allowed: {', '.join(allowed)}"
                 self.add(at(path, key), f"unknown key{nearest(key, allowed)}; {listed}")
+
+
+def check_text(path: str, value: object, problems: Problems) -> None:
+    """Note every text in ``value`` (keys included, at any depth) that holds a surrogate.
+
+    YAML's ``"\\ud800"`` escape makes one, and so does ``"\\ud83d\\ude00"``, which writes an
+    emoji as the two halves UTF-16 uses: YAML reads them as two code points, not as one
+    character.
+    """
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        if found is not None:
+            problems.add(
+                path,
+                f"holds U+{ord(found.group()):04X} at character {found.start() + 1}, half of a "
+                "UTF-16 pair and not a character: write the character itself, or escape it "
+                "whole (\\U0001F600 for U+1F600)",
+            )
+    elif isinstance(value, Mapping):
+        for key, item_value in value.items():
+            where = at(path, key)
+            if isinstance(key, str) and _SURROGATE.search(key):
+                check_text(where, key, problems)
+            check_text(where, item_value, problems)
+    elif isinstance(value, list | tuple):
+        for index, entry in enumerate(value):
+            check_text(item(path, index), entry, problems)
 
 
 def message(error: Exception) -> str:

@@ -27,6 +27,7 @@ from modelscape.specs.problems import (
     among,
     at,
     check_attribute,
+    check_text,
     check_value,
     item,
     message,
@@ -274,6 +275,10 @@ def read_spec(
         raise SpecError(
             f"a spec is a mapping of keys such as name, prompt, slots; got {type(data).__name__}"
         )
+    # First and alone: a text that is not a text breaks whatever reads it next.
+    check_text("", data, problems)
+    if problems.found:
+        raise SpecError(problems.found)
     keys = tuple(model.model_fields)
     problems.unknown_keys("", data, keys)
     given = {key: data[key] for key in keys if data.get(key) is not None}

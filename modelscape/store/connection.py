@@ -61,6 +61,12 @@ def connect(path: str, *, read_only: bool) -> sqlite3.Connection:
         connection = sqlite3.connect(uri, uri=True, **options)  # type: ignore[arg-type]
         try:
             connection.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        except UnicodeDecodeError:  # SQLite's message quoted a damaged name of the schema
+            connection.close()
+            raise StoreError(
+                f"{path} is not a modelscape store (its schema is damaged: a name in it is "
+                "not UTF-8 text); choose another file, or restore it from a copy"
+            ) from None
         except sqlite3.OperationalError:
             # A WAL database needs its -shm file, which a read-only folder cannot hold; nobody
             # can be writing a file there, so reading it as immutable is safe.
@@ -87,6 +93,11 @@ def inspect(connection: sqlite3.Connection, path: str) -> State:
     except sqlite3.DatabaseError as error:
         raise StoreError(
             f"{path} is not a modelscape store ({error}); choose another file"
+        ) from None
+    except UnicodeDecodeError:  # a table's name, or SQLite's message quoting it, is damaged
+        raise StoreError(
+            f"{path} is not a modelscape store (its schema is damaged: a name in it is not "
+            "UTF-8 text); choose another file, or restore it from a copy"
         ) from None
     if not tables and version == 0:
         return "empty"
@@ -134,6 +145,12 @@ def guard(path: str, doing: str, *, records: bool = False) -> Iterator[None]:
         # Text handed in that cannot be bound (a lone surrogate): the caller's, never the
         # file's, since SQLite reports undecodable stored text as a DatabaseError.
         raise
+    except UnicodeDecodeError:
+        # SQLite's own message quoted damaged text (a name of the schema) that is not UTF-8.
+        raise StoreError(
+            f"{path} is damaged (it holds text that is not UTF-8) while {doing}: restore it "
+            f"from a copy, or save what is readable with `sqlite3 {path} .recover`"
+        ) from None
     except (ValueError, KeyError, TypeError) as error:
         if not records:
             raise

@@ -31,6 +31,7 @@ from pydantic import Field
 from modelscape._model import FrozenModel
 from modelscape._plugins import find_plugin, plugin_names
 from modelscape.errors import StoreError
+from modelscape.store.damage import Damage, Damaged
 from modelscape.store.memory import MemoryStore
 from modelscape.store.protocol import Store
 from modelscape.store.sqlite import SQLiteStore
@@ -78,15 +79,28 @@ def store_scheme(location: str | os.PathLike[str]) -> str | None:
 
 
 def open_store(
-    store: Store | str | os.PathLike[str], *, read_only: bool = False, create: bool = True
+    store: Store | str | os.PathLike[str],
+    *,
+    read_only: bool = False,
+    create: bool = True,
+    damaged: Damaged = "refuse",
 ) -> Store:
     """The store that ``store`` names: a store (returned as it is), a path or a URL.
 
     A path or a ``sqlite:`` URL opens a SQLite file, ``memory:`` (or ``:memory:``) gives a
     fresh in-memory store, and any other scheme opens the kind registered for it. With
     ``read_only`` the store refuses writes; without ``create`` a store that does not exist is
-    a :class:`~modelscape.errors.StoreError` instead of a new, empty one.
+    a :class:`~modelscape.errors.StoreError` instead of a new, empty one. ``damaged`` is what
+    a SQLite store does with rows its file no longer holds intact (see
+    :mod:`~modelscape.store.damage`); another kind of store keeps its own way.
     """
+    opened = _open(store, read_only=read_only, create=create)
+    if isinstance(opened, SQLiteStore) and not isinstance(store, SQLiteStore):
+        opened.damaged = Damage(opened.path, "opening", damaged).policy
+    return opened
+
+
+def _open(store: Store | str | os.PathLike[str], *, read_only: bool, create: bool) -> Store:
     if isinstance(store, os.PathLike):
         return _open_file(os.fspath(store), read_only=read_only, create=create)
     if isinstance(store, str):

@@ -7,7 +7,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
@@ -18,12 +18,14 @@ from modelscape.errors import StoreError
 from modelscape.records.categorical import BoolArray, Categorical, FloatArray, IntArray
 from modelscape.records.columns import ObservationColumns, PointColumns
 from modelscape.records.stored import DifferenceMeasurement, ExperimentRecord, Observation
+from modelscape.store.damage import lenient_rows
 from modelscape.store.protocol import holder_alive
 from modelscape.target import TargetOutput, Usage
 from modelscape.task.space import Variant
 
 __all__ = [
     "DIFFERENCES",
+    "POINTS",
     "VARIANTS",
     "canonical_columns",
     "chunks",
@@ -34,6 +36,7 @@ __all__ = [
     "observation_columns",
     "observation_of",
     "point_columns",
+    "point_rows",
     "read_records",
 ]
 
@@ -41,6 +44,8 @@ __all__ = [
 _CHUNK = 500
 # Rows validated at once when loading a run.
 _BLOCK = 20_000
+# The most JSON text of a block of rows joined to be parsed at once.
+_JOINED_MOST = 16 << 20
 R = TypeVar("R")
 
 
@@ -145,6 +150,20 @@ def canonical_columns(
     return order
 
 
+def _parsed(rows: list[Any]) -> list[Any]:
+    """The JSON of each row: parsed as one array while the rows are small, which is fastest;
+    else row by row, each row's text let go once parsed, so that large outputs are not held
+    three times over (the rows, the array joined from them, and what it parses to)."""
+    if sum(len(row[0]) for row in rows) <= _JOINED_MOST:
+        parsed: list[Any] = json.loads(json_array(rows))
+        return parsed
+    parsed = []
+    for index, row in enumerate(rows):
+        parsed.append(json.loads(row[0]))
+        rows[index] = None
+    return parsed
+
+
 def observation_columns(
     connection: sqlite3.Connection,
     sql: str,
@@ -162,7 +181,7 @@ def observation_columns(
     def blocks() -> Iterator[list[dict[str, Any]]]:
         cursor = connection.execute(sql, parameters)
         while rows := cursor.fetchmany(_BLOCK):
-            block = json.loads(json_array(rows))
+            block = _parsed(rows)
             for data in block:
                 if not isinstance(data, dict) or not isinstance(data.get("id"), str):
                     raise StoreError(f"a stored observation is not a record: {str(data)[:80]}")
@@ -173,10 +192,23 @@ def observation_columns(
     return ObservationColumns.of_rows(blocks(), observation_of, order)
 
 
-def point_columns(
-    connection: sqlite3.Connection, wanted: Sequence[str], observations: ObservationColumns
-) -> PointColumns:
-    """The point measurements of some measures on the given observations, as columns.
+#: The query of the point measurements of some measures (marks for their ids to follow).
+POINTS = (
+    "SELECT id, measure, measure_id, observation_id, value, details FROM measurements "
+    "WHERE second_id IS NULL AND measure_id IN "
+)
+
+
+def point_rows(connection: sqlite3.Connection, wanted: Sequence[str]) -> Iterator[list[Any]]:
+    """The rows of the point measurements of the measures ``wanted``, a block at a time."""
+    cursor = connection.execute(f"{POINTS}({marks(len(wanted))})", wanted)
+    while block := cursor.fetchmany(_BLOCK):
+        yield block
+
+
+def point_columns(blocks: Iterable[list[Any]], observations: ObservationColumns) -> PointColumns:
+    """The point measurements in ``blocks`` of rows (as :data:`POINTS` selects them) on the
+    given observations, as columns.
 
     Rows are taken a block at a time, column by column; a measurement of an observation not
     in ``observations`` is left out. Keys of keyed measures repeat (a few answers over a
@@ -191,12 +223,7 @@ def point_columns(
     measure_ids: dict[str, int] = {}
     texts: dict[str | None, int] = {}
     codes: tuple[list[int], list[int], list[int]] = ([], [], [])
-    cursor = connection.execute(
-        "SELECT id, measure, measure_id, observation_id, value, details FROM "
-        f"measurements WHERE measure_id IN ({marks(len(wanted))}) AND second_id IS NULL",
-        wanted,
-    )
-    while block := cursor.fetchmany(_BLOCK):
+    for block in blocks:
         at = [members.get(first, -1) for first in [row[3] for row in block]]
         if -1 in at:
             block = [row for row, row_at in zip(block, at, strict=True) if row_at >= 0]
@@ -245,19 +272,26 @@ def _values(values: tuple[Any, ...], ids: tuple[str, ...], measures: tuple[str, 
 
 
 def claim_leases(
-    connection: sqlite3.Connection, ids: list[str], holder: str, seconds: float
+    connection: sqlite3.Connection,
+    ids: list[str],
+    holder: str,
+    seconds: float,
+    unreadable: Collection[str] = (),
 ) -> set[str]:
     """Within a write transaction: lease to ``holder`` the ids among ``ids`` that are neither
-    stored ``ok`` nor leased by another live process (see ``SQLiteStore.claim``)."""
+    stored ``ok`` nor leased by another live process (see ``SQLiteStore.claim``). An ``ok``
+    row among ``unreadable`` (damaged: see :mod:`~modelscape.store.damage`) counts as not
+    stored, so that it is asked again rather than waited for."""
     now = time.time()
     taken: set[str] = set()
     for batch in chunks(ids):
         where = f"IN ({marks(len(batch))})"
-        done = connection.execute(
-            f"SELECT id FROM observations WHERE status = 'ok' AND id {where}", batch
+        done = lenient_rows(
+            connection, f"SELECT id FROM observations WHERE status = 'ok' AND id {where}", batch
         )
-        taken.update(row[0] for row in done)
-        leases = connection.execute(
+        taken.update(row[0] for row in done if row[0] not in unreadable)
+        leases = lenient_rows(
+            connection,
             f"SELECT observation_id, holder, pid, expires FROM leases WHERE observation_id {where}",
             batch,
         )

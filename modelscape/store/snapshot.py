@@ -330,6 +330,11 @@ def read_snapshot(
     # instead, either hold a sound one or get the error naming theirs).
     except (_MismatchError, ValueError, RecursionError, StoreError):
         return None
+    except sqlite3.OperationalError as error:
+        # A part's name that is not UTF-8 is a damaged snapshot; anything else, the file's.
+        if "decode" in str(error):
+            return None
+        raise
 
 
 def write_snapshot(

@@ -17,12 +17,12 @@ the file as it was.
 from __future__ import annotations
 
 import gc
-import itertools
 import json
 import os
 import sqlite3
 import threading
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import Any
 
 from modelscape.errors import StoreError
@@ -32,24 +32,22 @@ from modelscape.records.stored import (
     Observation,
     PointMeasurement,
 )
+from modelscape.store.careful import experiments_carefully, records_carefully
 from modelscape.store.connection import BUSY_SECONDS, connect, guard, inspect, writable
+from modelscape.store.damage import (
+    Damage,
+    Damaged,
+    either,
+    lenient_rows,
+)
 from modelscape.store.loading import read_run
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from modelscape.store.protocol import StoredRun
 from modelscape.store.rows import chunks, claim_leases, marks
+from modelscape.store.writing import VARIANT_BATCH, insert_experiment, insert_observations
 from modelscape.task.space import Variant
 
 __all__ = ["VARIANT_BATCH", "SQLiteStore"]
-
-#: Variants whose rows are made and written at once when an experiment is stored.
-VARIANT_BATCH = 1000
-
-
-def _dump(observation: Observation) -> str:
-    try:
-        return observation.model_dump_json()
-    except ValueError as error:  # text that cannot be encoded, such as a lone surrogate
-        raise StoreError(f"observation {observation.id} cannot be stored: {error}") from None
 
 
 class SQLiteStore:
@@ -60,10 +58,26 @@ class SQLiteStore:
     a :class:`StoreError` and left untouched. With ``read_only`` (or when the file or its
     folder cannot be written) the store only reads, and any write is a :class:`StoreError`.
     One store may be used from several threads; a lock serializes its connection.
+
+    ``damaged`` says what a read does with a row the file no longer holds intact (see
+    :mod:`~modelscape.store.damage`): ``"refuse"`` raises a :class:`StoreError` naming every
+    such row, ``"skip"`` leaves them out with a
+    :class:`~modelscape.store.damage.DamagedStoreWarning`. It may be changed at any time.
     """
 
-    def __init__(self, path: str | os.PathLike[str], *, read_only: bool = False) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        read_only: bool = False,
+        damaged: Damaged = "refuse",
+    ) -> None:
         self.path = os.fspath(path)
+        Damage(self.path, "opening", damaged)  # an unknown policy is refused now
+        self.damaged: Damaged = damaged
+        # Observations found damaged by a read: asked again by a run, and their rows replaced
+        # by the new answers (nothing else ever changes a stored ok row).
+        self._unreadable: set[str] = set()
         self._lock = threading.Lock()
         self.read_only = read_only or not writable(self.path)
         if self.read_only and not read_only and not os.path.exists(self.path):
@@ -143,50 +157,16 @@ class SQLiteStore:
         The variants' JSON is made and written :data:`VARIANT_BATCH` at a time, in one
         transaction: a run of a hundred thousand variants never holds all their rows at once.
         """
-        each = iter(variants)
         with self._lock, guard(self.path, "storing an experiment"), self._transaction_for_write():
-            self._connection.execute(
-                "INSERT OR IGNORE INTO experiments (id, created, record) VALUES (?, ?, ?)",
-                (experiment.id, experiment.created, experiment.model_dump_json()),
-            )
-            position = 0
-            while batch := list(itertools.islice(each, VARIANT_BATCH)):
-                self._connection.executemany(
-                    "INSERT OR IGNORE INTO variants (id, case_id, record) VALUES (?, ?, ?)",
-                    [(v.id, v.case, v.model_dump_json()) for v in batch],
-                )
-                self._connection.executemany(
-                    "INSERT OR IGNORE INTO experiment_variants (experiment_id, variant_id, "
-                    "position) VALUES (?, ?, ?)",
-                    [(experiment.id, v.id, position + i) for i, v in enumerate(batch)],
-                )
-                position += len(batch)
+            insert_experiment(self._connection, experiment, variants)
 
     def save_observations(self, observations: Iterable[Observation]) -> None:
         """Store observations and link each to its experiment; ok replaces failed."""
-        rows = [
-            (o.id, o.experiment_id, o.target_id, o.variant_id, o.repetition, o.status, _dump(o))
-            for o in observations
-        ]
-        if not rows:
+        batch = list(observations)
+        if not batch:
             return
         with self._lock, guard(self.path, "storing observations"), self._transaction_for_write():
-            self._connection.executemany(
-                "INSERT INTO observations (id, experiment_id, target_id, variant_id, repetition, "
-                "status, record) VALUES (?, ?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (id) DO UPDATE SET status = excluded.status, "
-                "record = excluded.record WHERE observations.status = 'failed'",
-                rows,
-            )
-            self._connection.executemany(
-                "INSERT OR IGNORE INTO experiment_observations (experiment_id, observation_id) "
-                "VALUES (?, ?)",
-                [(row[1], row[0]) for row in rows],
-            )
-            # A stored observation is no longer being asked for.
-            self._connection.executemany(
-                "DELETE FROM leases WHERE observation_id = ?", [(row[0],) for row in rows]
-            )
+            insert_observations(self._connection, batch, self._unreadable)
 
     def save_measurements(
         self,
@@ -223,7 +203,7 @@ class SQLiteStore:
         if not ids:
             return set()
         with self._lock, guard(self.path, "claiming observations"), self._transaction_for_write():
-            return claim_leases(self._connection, ids, holder, seconds)
+            return claim_leases(self._connection, ids, holder, seconds, self._unreadable)
 
     def release(self, holder: str) -> None:
         """End every lease ``holder`` still has."""
@@ -231,57 +211,93 @@ class SQLiteStore:
             self._connection.execute("DELETE FROM leases WHERE holder = ?", (holder,))
 
     # -- reads --------------------------------------------------------------------------------
+    def _matching(self, sql: str, parameters: Sequence[Any]) -> list[Any]:
+        """The rows of a read that matches stored ids against ids asked for (damaged text in
+        them, which cannot match, is read leniently)."""
+        with self._lock, guard(self.path, "reading", records=True):
+            return lenient_rows(self._connection, sql, parameters)
+
     def _select(self, sql: str, parameters: Sequence[Any] = ()) -> list[Any]:
         with self._lock, guard(self.path, "reading", records=True):
             return self._connection.execute(sql, parameters).fetchall()
 
     def observations(self, ids: Iterable[str]) -> dict[str, Observation]:
-        """The stored observations among ``ids``, by id."""
+        """The stored observations among ``ids``, by id (damaged ones as ``damaged`` says)."""
         found: dict[str, Observation] = {}
+        damage = Damage(self.path, "reading observations", self.damaged)
         for batch in chunks(ids):
-            rows = self._select(
-                f"SELECT id, record FROM observations WHERE id IN ({marks(len(batch))})", batch
-            )
-            with guard(self.path, "reading observations", records=True):
-                found.update((i, Observation.model_validate_json(r)) for i, r in rows)
+            with self._lock, guard(self.path, "reading observations", records=True):
+                found.update(
+                    either(
+                        partial(self._records, batch),
+                        partial(self._records_carefully, batch, damage),
+                    )
+                )
+        damage.settle()
         return found
+
+    def _records(self, ids: list[str]) -> dict[str, Observation]:
+        sql = f"SELECT id, record FROM observations WHERE id IN ({marks(len(ids))})"
+        found = {}
+        for stored_id, record in self._connection.execute(sql, ids).fetchall():
+            observation = found[stored_id] = Observation.model_validate_json(record)
+            if observation.id != stored_id:  # damaged: read them again, one at a time
+                raise StoreError(f"observation {stored_id} holds the record of another")
+        return found
+
+    def _records_carefully(self, ids: list[str], damage: Damage) -> dict[str, Observation]:
+        return records_carefully(self._connection, ids, damage, self._unreadable)
 
     def measured(self, measure_id: str, observation_ids: Iterable[str]) -> set[str]:
         """The ids among ``observation_ids`` with a point measurement of ``measure_id``."""
         found: set[str] = set()
         for batch in chunks(observation_ids):
-            rows = self._select(
+            rows = self._matching(
                 "SELECT observation_id FROM measurements WHERE second_id IS NULL AND "
                 f"measure_id = ? AND observation_id IN ({marks(len(batch))})",
                 [measure_id, *batch],
             )
-            found.update(r[0] for r in rows)
+            asked = set(batch)
+            found.update(r[0] for r in rows if r[0] in asked)
         return found
 
     def measurement_ids(self, ids: Iterable[str]) -> set[str]:
         """The ids among ``ids`` of stored measurements."""
         found: set[str] = set()
         for batch in chunks(ids):
-            rows = self._select(
+            rows = self._matching(
                 f"SELECT id FROM measurements WHERE id IN ({marks(len(batch))})", batch
             )
-            found.update(r[0] for r in rows)
+            asked = set(batch)
+            found.update(r[0] for r in rows if r[0] in asked)
         return found
 
     def status_counts(self, experiment_id: str) -> dict[str, int]:
         """How many of an experiment's observations are ``ok`` and how many ``failed``."""
+        # Counted in SQL, never read as text: a damaged status is neither, not an error.
         rows = self._select(
-            "SELECT o.status, count(*) FROM experiment_observations AS e JOIN observations AS o "
-            "ON o.id = e.observation_id WHERE e.experiment_id = ? GROUP BY o.status",
+            "SELECT coalesce(sum(o.status = 'ok'), 0), coalesce(sum(o.status = 'failed'), 0) "
+            "FROM experiment_observations AS e JOIN observations AS o "
+            "ON o.id = e.observation_id WHERE e.experiment_id = ?",
             (experiment_id,),
         )
-        return {"ok": 0, "failed": 0, **dict(rows)}
+        return {"ok": int(rows[0][0]), "failed": int(rows[0][1])}
 
     def experiments(self) -> list[ExperimentRecord]:
-        """Every experiment in the store, oldest first."""
-        rows = self._select("SELECT record FROM experiments ORDER BY created, id")
-        with guard(self.path, "reading experiments", records=True):
-            return [ExperimentRecord.model_validate_json(r[0]) for r in rows]
+        """Every experiment in the store, oldest first (damaged ones as ``damaged`` says)."""
+        damage = Damage(self.path, "reading experiments", self.damaged)
+        with self._lock, guard(self.path, "reading experiments", records=True):
+            found = either(
+                lambda: [
+                    ExperimentRecord.model_validate_json(r[0])
+                    for r in self._connection.execute(
+                        "SELECT record FROM experiments ORDER BY created, id"
+                    ).fetchall()
+                ],
+                lambda: experiments_carefully(self._connection, damage),
+            )
+        damage.settle()
+        return found
 
     def load(self, experiment_id: str) -> StoredRun:
         """Everything one experiment left, observations in canonical order.
@@ -314,7 +330,13 @@ class SQLiteStore:
                 # written at its end describes exactly the rows that were read.
                 self._connection.execute("BEGIN")
                 try:
-                    run = read_run(self._connection, self.path, experiment_id, keep=keep)
+                    run = read_run(
+                        self._connection,
+                        self.path,
+                        experiment_id,
+                        keep=keep,
+                        damaged=self.damaged,
+                    )
                 finally:
                     if self._connection.in_transaction:
                         self._connection.execute("COMMIT")

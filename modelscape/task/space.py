@@ -26,6 +26,7 @@ __all__ = [
     "TaskSpace",
     "Variant",
     "perturbation",
+    "variant_id",
 ]
 
 TaskT = TypeVar("TaskT", bound=Task)
@@ -110,6 +111,27 @@ class Axis(Generic[TaskT, ValueT]):
             f"Axis({self.name!r}, {list(self.values)!r}, via={self.via.name!r}, "
             f"scale={self.scale!r}, baseline={self.baseline!r})"
         )
+
+
+def variant_id(
+    language: str,
+    case: str,
+    coordinate: Mapping[str, AxisValue],
+    task: Mapping[str, Any],
+    prompt: Mapping[str, Any],
+    reference: AxisValue | None,
+) -> str:
+    """The id of a variant: the hash of what it asks (its task and prompt, as JSON) where
+    (its case and coordinate), in which language, and its correct answer."""
+    identity = {
+        "language": language,
+        "case": case,
+        "coordinate": dict(coordinate),
+        "task": dict(task),
+        "prompt": dict(prompt),
+        "reference": reference,
+    }
+    return content_id("variant", identity)
 
 
 class Variant(FrozenModel):
@@ -300,17 +322,15 @@ class TaskSpace(Generic[TaskT]):
         task, steps = self._walk(case, where)
         prompt = self.realize(task)
         reference = task.reference()
-        task_data = task.model_dump(mode="json")
-        identity = {
-            "language": task.language,
-            "case": case,
-            "coordinate": where.to_dict(),
-            "task": task_data,
-            "prompt": prompt.model_dump(mode="json"),
-            "reference": reference,
-        }
         return Variant(
-            id=content_id("variant", identity),
+            id=variant_id(
+                task.language,
+                case,
+                where.to_dict(),
+                task.model_dump(mode="json"),
+                prompt.model_dump(mode="json"),
+                reference,
+            ),
             case=case,
             coordinate=where.to_dict(),
             language=task.language,

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
+from modelscape.errors import ExecutionError
 from modelscape.execution.resolve import resolve_target
 from modelscape.execution.runner import Runner
 from modelscape.providers.replicas import DRAIN_FIRST, DRAIN_MOST, Replicas
@@ -28,6 +29,8 @@ class Clock:
 
 def test_calls_go_to_the_replica_with_fewest_in_flight() -> None:
     replicas = Replicas(["a", "b", "c"], clock=Clock())
+    with replicas.call("t") as opening:  # the first replica answers first (its model is kept)
+        opening.succeed()
     with replicas.call("t") as first, replicas.call("t") as second:
         assert (first.url, second.url) == ("a", "b")
         with replicas.call("t") as third:
@@ -35,7 +38,7 @@ def test_calls_go_to_the_replica_with_fewest_in_flight() -> None:
         first.succeed()
     with replicas.call("t") as fourth:  # a and c are free again; a was named first
         assert fourth.url == "a"
-    assert replicas.calls() == {"a": 2, "b": 1, "c": 1}
+    assert replicas.calls() == {"a": 3, "b": 1, "c": 1}
 
 
 def test_a_failing_replica_is_drained_longer_each_time_then_probed() -> None:
@@ -88,7 +91,7 @@ def test_a_cancelled_call_drains_its_replica() -> None:
 
 @pytest.mark.parametrize("urls", [[], ["a", "a"]])
 def test_a_replica_set_needs_distinct_urls(urls: list[str]) -> None:
-    with pytest.raises(ValueError, match="replica"):
+    with pytest.raises(ExecutionError, match="replica"):
         Replicas(urls)
 
 

@@ -339,9 +339,9 @@ def test_load_returns_a_stored_run_by_name(any_store: Store) -> None:
 def test_variants_are_written_a_batch_at_a_time_in_order(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from modelscape.store import sqlite
+    from modelscape.store import writing
 
-    monkeypatch.setattr(sqlite, "VARIANT_BATCH", 3)
+    monkeypatch.setattr(writing, "VARIANT_BATCH", 3)
     run = experiment([planted()], cases=3)  # 15 variants: five batches
     store = SQLiteStore(tmp_path / "batches.db")
     written: list[int] = []
