@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from scipy.spatial import distance as scipy_distance
 
@@ -55,13 +55,11 @@ def table_levenshtein(first: str, second: str) -> int:
     return previous[-1]
 
 
-@settings(deadline=None)  # no timing: the machine is shared
 @given(ANY_TEXT, ANY_TEXT)
 def test_levenshtein_equals_the_textbook_table(first: str, second: str) -> None:
     assert levenshtein(first, second) == table_levenshtein(first, second)
 
 
-@settings(deadline=None)  # no timing: the machine is shared
 @given(SMALL_TEXT, SMALL_TEXT)
 def test_edit_distance_is_the_yujian_bo_normalisation(first: str, second: str) -> None:
     a, b = unicodedata.normalize("NFC", first), unicodedata.normalize("NFC", second)
@@ -71,7 +69,6 @@ def test_edit_distance_is_the_yujian_bo_normalisation(first: str, second: str) -
 
 
 @pytest.mark.parametrize("measure", [edit_distance, token_jaccard])
-@settings(deadline=None)  # no timing: the machine is shared
 @given(first=ANY_TEXT, second=ANY_TEXT)
 def test_a_distance_is_symmetric_in_range_and_zero_on_itself(
     measure: object, first: str, second: str
@@ -83,7 +80,6 @@ def test_a_distance_is_symmetric_in_range_and_zero_on_itself(
     assert measure(first, first) == 0.0
 
 
-@settings(deadline=None)  # no timing: the machine is shared
 @given(SMALL_TEXT, SMALL_TEXT)
 def test_edit_distance_is_zero_only_on_equal_texts(first: str, second: str) -> None:
     same = unicodedata.normalize("NFC", first) == unicodedata.normalize("NFC", second)
@@ -91,7 +87,6 @@ def test_edit_distance_is_zero_only_on_equal_texts(first: str, second: str) -> N
 
 
 @pytest.mark.parametrize("measure", [edit_distance, token_jaccard])
-@settings(max_examples=300, deadline=None)
 @given(first=SMALL_TEXT | WORDY_TEXT, second=SMALL_TEXT | WORDY_TEXT, third=SMALL_TEXT | WORDY_TEXT)
 def test_the_triangle_inequality_holds(
     measure: object, first: str, second: str, third: str
@@ -110,7 +105,6 @@ def test_dividing_by_the_longer_text_would_not_be_a_metric() -> None:
     assert edit_distance("ab", "ba") <= edit_distance("ab", "aba") + edit_distance("aba", "ba")
 
 
-@settings(deadline=None)  # no timing: the machine is shared
 @given(WORDY_TEXT, WORDY_TEXT)
 def test_token_jaccard_equals_scipys_on_word_indicator_vectors(first: str, second: str) -> None:
     words = sorted(tokens(first) | tokens(second))

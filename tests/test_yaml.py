@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape._yaml import (
@@ -151,13 +151,11 @@ def test_describe_keeps_parse_errors_on_one_line() -> None:
     assert "\n" not in describe(caught.value)
 
 
-@settings(max_examples=200, deadline=None)
 @given(st.text(max_size=300))
 def test_any_text_loads_or_fails_as_a_yaml_error(text: str) -> None:
     _loads_or_fails_on_one_line(text)
 
 
-@settings(max_examples=100, deadline=None)
 @given(st.lists(st.sampled_from(["- ", "[", "]", "{", "}", "&a ", "*a", "a: ", "\n", ", ", "x"])))
 def test_structural_noise_loads_or_fails_as_a_yaml_error(pieces: list[str]) -> None:
     _loads_or_fails_on_one_line("".join(pieces))

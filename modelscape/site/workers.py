@@ -20,6 +20,7 @@ collection over all of them every twenty report pages, a sixth of a report page'
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import pickle
@@ -185,7 +186,10 @@ class _Pool:
 
     def send(self, worker: _Worker, chunk: list[tuple[int, int]] | None) -> None:
         worker.held.extend(position for position, _ in chunk or [])
-        worker.connection.send(chunk)
+        # A worker that died after its last answer has a broken pipe: the next wait sees it
+        # closed and says how the worker ended and what it held, which the error here would not.
+        with contextlib.suppress(BrokenPipeError):
+            worker.connection.send(chunk)
 
     def answers(self) -> Iterator[tuple[_Worker, tuple[int, Any, BaseException | None] | None]]:
         """The answers ready now (waiting for one), each with its worker; a worker that died

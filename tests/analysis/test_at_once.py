@@ -11,7 +11,7 @@ import random
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.analysis import cells, prepared
@@ -190,7 +190,6 @@ id_parts = st.lists(
 )
 
 
-@settings(max_examples=80, deadline=None)
 @given(id_parts, st.booleans())
 def test_ids_merged_over_rows_are_the_first_occurrences_of_the_ids(
     flaky: Results, parts: list[np.ndarray | tuple[int, ...]], keep: bool
@@ -222,7 +221,6 @@ def test_ids_merged_over_rows_are_the_first_occurrences_of_the_ids(
         assert table.take(kept).tolist() == list(merged)
 
 
-@settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 40), max_size=60), st.integers(41, 400))
 def test_first_occurrences_by_table_and_by_sorting_agree(values: list[int], bound: int) -> None:
     rows = np.asarray(values, dtype=np.int64)

@@ -6,7 +6,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.analysis.threshold import crossing, isotonic
@@ -40,7 +40,6 @@ def test_three_or_more_cells_merge_into_one_block() -> None:
     assert isotonic([], []) == []
 
 
-@settings(max_examples=60, deadline=None)
 @given(
     st.lists(
         st.tuples(st.floats(0, 1), st.floats(0.5, 10)),

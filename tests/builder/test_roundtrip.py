@@ -30,7 +30,6 @@ def test_shipped_specs_load_and_save_unchanged(name: str, tmp_path: Path) -> Non
 
 
 @settings(
-    max_examples=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )

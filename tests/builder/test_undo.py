@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.builder import Builder
@@ -145,7 +145,6 @@ def _fingerprint(builder: Builder) -> str:
     return repr(builder.draft.data)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(["fresh", "pressure", "return-window", str(VERSIONED)]), st.data())
 def test_as_many_undos_as_edits_give_back_the_start(kind: str, data: st.DataObject) -> None:
     builder = Builder("Is Paris the capital? yes") if kind == "fresh" else Builder.load(kind)

@@ -20,8 +20,9 @@ from modelscape._yaml import load_yaml
 from modelscape.cli import main
 from modelscape.cli.review import spreadsheet_safe
 from modelscape.report import Report
-from tests.site.sitetools import CONTENT, RUN
+from tests.site.sitetools import CONTENT
 from tests.support.readonly import can_mount_read_only, run_with_read_only
+from tests.support.runs import RUN, made
 
 HOSTILE_NAME = 'x" injected="1\'><!-- & </testsuite>\x01\x1b\x0b'
 
@@ -42,7 +43,7 @@ def _one_line_error(result: Result, *expected: str) -> None:
 @pytest.fixture
 def run_folder(tmp_path: Path) -> Path:
     folder = tmp_path / "run"
-    shutil.copytree(CONTENT / "runs" / RUN, folder)
+    shutil.copytree(made(RUN), folder)
     return folder
 
 

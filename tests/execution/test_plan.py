@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import random
-import time
+import threading
 from collections import Counter
 from collections.abc import Iterator
 
@@ -196,21 +196,36 @@ def test_claims_that_answer_slowly_lose_no_observation() -> None:
     """Workers that find the queue empty while a claim runs ahead wait for it, even once the
     plan is exhausted: the claim holds the last chunk until the store answers."""
 
-    class Slow(MemoryStore):
-        def claim(self, ids: object, holder: str, seconds: float) -> set[str]:
-            time.sleep(0.3)  # longer than the workers take to finish the chunk they hold
-            return super().claim(ids, holder, seconds)  # type: ignore[arg-type]
-
     asked: list[int] = []
+    handed = threading.Condition()
+
+    class Slow(MemoryStore):
+        """Answers each claim only once the workers hold nothing more to ask: every claim
+        after the first is still running when they find the queue empty."""
+
+        claimed = 0  # observations claimed so far
+        claims = 0
+
+        def claim(self, ids: object, holder: str, seconds: float) -> set[str]:
+            with handed:
+                assert handed.wait_for(lambda: len(asked) >= self.claimed, timeout=30)
+            got = super().claim(ids, holder, seconds)  # type: ignore[arg-type]
+            self.claimed += len(got)
+            self.claims += 1
+            return got
 
     async def answer(request: TargetRequest) -> TargetOutput:
-        asked.append(request.seed)
-        await asyncio.sleep(0.05)
+        with handed:
+            asked.append(request.seed)
+            handed.notify_all()
+        await asyncio.sleep(0)
         return TargetOutput(text='{"answer": "yes"}')
 
     run = experiment([CallableTarget(answer, name="slow")], repetitions=4)  # 40 calls
-    runner = Runner(store=Slow())
+    store = Slow()
+    runner = Runner(store=store)
     results = runner.run(run)
+    assert store.claims >= 2  # a claim ran ahead while the workers waited
     assert len(results.observations) == len(asked) == run.calls()  # the last claim of 24 too
     assert runner.last is not None
     assert runner.last.done == run.calls()

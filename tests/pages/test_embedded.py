@@ -6,7 +6,8 @@ records. A page must not change with the way it was read, so the two are compare
 entry (by ``repr``, which tells ``1``, ``1.0`` and ``True`` apart) over stored values a hand
 or a hostile model could leave: odd and long text, unicode, lone surrogates, NaN and
 infinities, huge numbers, nested JSON, fields missing from a row, answers of every kind. And
-the whole page is compared over every committed run.
+the whole page is compared over every kind of the tests' own runs (tests.support.runs):
+reference targets, stand-ins for local models, targets that fail, a grid of two axes.
 """
 
 from __future__ import annotations
@@ -30,8 +31,7 @@ from modelscape.report import Report
 from modelscape.results.results import Results
 from modelscape.store import SQLiteStore
 from tests.pages.conftest import Run
-
-CONTENT = Path(__file__).resolve().parents[2] / "content" / "runs"
+from tests.support.runs import KINDS, made
 
 # Values that look alike but print differently, so that a value shared between rows (a
 # categorical column keeps each distinct value once) is caught if printed as another row's.
@@ -135,7 +135,6 @@ def _loaded(store: Path, experiment: str) -> Results:
 
 
 @settings(
-    max_examples=30,
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
@@ -184,11 +183,11 @@ def test_results_held_as_records_are_read_from_records(
     _same(found, _from_records(held, frozenset(used), _long, 20))
 
 
-@pytest.mark.parametrize("folder", sorted(p.name for p in CONTENT.iterdir() if p.is_dir()))
-def test_every_committed_run_embeds_the_same_page_either_way(folder: str, tmp_path: Path) -> None:
-    report = Report.load(CONTENT / folder / "report.json")
-    store = tmp_path / "store.db"  # a copy: a committed store stays as it is
-    shutil.copyfile(CONTENT / folder / "store.db", store)
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_every_kind_of_run_embeds_the_same_page_either_way(kind: str, tmp_path: Path) -> None:
+    report = Report.load(made(kind) / "report.json")
+    store = tmp_path / "store.db"  # a copy: the made run is shared by every test
+    shutil.copyfile(made(kind) / "store.db", store)
     stored = _loaded(store, report.experiment)
     assert stored.observations.filed is not None  # type: ignore[attr-defined]
     _same(*_both(stored))

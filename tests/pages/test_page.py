@@ -11,7 +11,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.pages import ReportPage, ScenarioPage, write_assets
@@ -43,7 +43,6 @@ def test_json_script_cannot_close_its_element(text: str) -> None:
 _ONE_BY_ONE = {ord(c): f"\\u{ord(c):04x}" for c in "<>&\u2028\u2029"}
 
 
-@settings(max_examples=300)
 @given(
     st.text(st.characters(codec=None, categories=None), max_size=60) | st.text("<>&/!-\u2028\u2029")
 )

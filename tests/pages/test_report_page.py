@@ -24,8 +24,7 @@ from modelscape.store import SQLiteStore
 from modelscape.targets.reference import Flip
 from tests.pages.conftest import Run, _planted
 from tests.pages.parsing import parse
-
-CONTENT = Path(__file__).resolve().parents[2] / "content"
+from tests.support.runs import KINDS, report_of
 
 
 def _members(runs: list[int]) -> list[int]:
@@ -160,11 +159,9 @@ def _named(value: object) -> set[str]:
     return set()
 
 
-@pytest.mark.parametrize(
-    "folder", sorted(p.name for p in (CONTENT / "runs").iterdir() if (p / "report.json").exists())
-)
-def test_the_ids_a_report_names_are_every_one_inside_it(folder: str) -> None:
-    report = Report.load(CONTENT / "runs" / folder / "report.json")
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_the_ids_a_report_names_are_every_one_inside_it(kind: str) -> None:
+    report = report_of(kind)
     found: set[str] = set()
     _measurement_ids(report, found)
     assert found == _named(report)

@@ -4,8 +4,6 @@ that title a clicked point, the expected change on a causal axis, and no chart w
 from __future__ import annotations
 
 import re
-import shutil
-from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -15,13 +13,9 @@ from modelscape.analysis.records import Transition
 from modelscape.pages import ReportPage
 from modelscape.pages.charts import has_data, measure_words, profile_figure
 from modelscape.pages.evidence import coordinate_text
-from modelscape.report import Report
-from modelscape.results.results import Results
-from modelscape.store import SQLiteStore
 from tests.pages.conftest import Run
 from tests.pages.parsing import parse
-
-RUNS = Path(__file__).resolve().parents[2] / "content" / "runs"
+from tests.support.runs import RUN, copy_run, report_of, results_of
 
 
 def _members(runs: list[int]) -> list[int]:
@@ -42,20 +36,13 @@ def _buttons(page: str) -> dict[int, set[str]]:
 
 @pytest.fixture(scope="module")
 def causal(tmp_path_factory: pytest.TempPathFactory) -> Run:
-    """The committed return-window run of reference targets: ``days`` is a causal axis.
+    """A return-window run of reference targets: ``days`` is a causal axis.
 
-    Read from a copy: opening a store makes SQLite's journal files beside it, which must not
-    appear in the repository's content folder (the site tests copy it)."""
-    folder = tmp_path_factory.mktemp("causal")
-    for name in ("report.json", "store.db"):
-        shutil.copyfile(RUNS / "return-window-reference" / name, folder / name)
-    report = Report.load(folder / "report.json")
-    store = SQLiteStore(folder / "store.db", read_only=True)
-    try:
-        results = Results.load(store, report.experiment)
-    finally:
-        store.close()
-    return Run(results, report, folder / "store.db", folder / "report.json")
+    Read from a copy: opening a store makes SQLite's journal files beside it, and the made run
+    is shared by every test."""
+    folder = copy_run(RUN, tmp_path_factory.mktemp("causal"))
+    results = results_of(RUN, folder)
+    return Run(results, report_of(RUN), folder / "store.db", folder / "report.json")
 
 
 def test_every_step_names_two_coordinates_its_outputs_stand_at(run: Run) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,16 +16,14 @@ from modelscape.results.results import Results
 from modelscape.store import SQLiteStore
 from tests.pages.parsing import parse
 from tests.support.browsertools import chromium
-
-RUN = Path(__file__).resolve().parents[2] / "content" / "runs" / "evidence-reference"
+from tests.support.runs import copy_run
 
 
 @pytest.fixture(scope="module")
 def evidence_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    """A copy of the committed evidence run (reading it in place would leave journal files)."""
-    folder = tmp_path_factory.mktemp("evidence")
-    shutil.copy(RUN / "store.db", folder / "store.db")
-    shutil.copy(RUN / "report.json", folder / "report.json")
+    """A copy of a run of the evidence grid (reading the made one would leave journal files
+    beside it, and it is shared by every test)."""
+    folder = copy_run("evidence-fixture", tmp_path_factory.mktemp("evidence"))
     return folder / "store.db", folder / "report.json"
 
 

@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.execution.callable import CallableTarget
@@ -85,7 +85,6 @@ def test_arbitrary_unicode_from_a_server_and_a_python_target_is_all_stored() -> 
     server = FakeProvider().start()
     try:
 
-        @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
         @given(st.text(ANY_CHARACTER, max_size=300))
         def check(text: str) -> None:
             run_and_check(server, text)

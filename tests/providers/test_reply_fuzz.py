@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.providers.bedrock import read_converse
@@ -180,7 +180,6 @@ def read_or_refuse(reader: Reader, payload: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("name", sorted(READERS))
-@settings(max_examples=100, deadline=None)
 @given(data=st.data())
 def test_any_json_object_is_read_or_refused(name: str, data: st.DataObject) -> None:
     reader, _ = READERS[name]
@@ -188,7 +187,6 @@ def test_any_json_object_is_read_or_refused(name: str, data: st.DataObject) -> N
 
 
 @pytest.mark.parametrize("name", sorted(READERS))
-@settings(max_examples=200, deadline=None)
 @given(data=st.data())
 def test_replies_of_the_protocols_shape_are_read_or_refused(name: str, data: st.DataObject) -> None:
     reader, shaped = READERS[name]

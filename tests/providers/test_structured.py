@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape import CallableTarget, Experiment, Runner
@@ -94,7 +94,6 @@ def _reads(shape: AnswerShape, reply: str) -> object:
     return reader(TargetOutput(text=reply))
 
 
-@settings(max_examples=60, deadline=None)
 @given(
     field=st.text(min_size=1, max_size=20),
     choices=st.lists(

@@ -1,15 +1,16 @@
-"""Catalogs for the leaderboard tests: made from numbers directly, or from a real hostile run.
+"""Catalogs for the leaderboard tests: made from numbers directly, or from real runs.
 
 ``catalog_of`` builds run summaries by hand, so a test chooses every accuracy (ties, n/a,
 targets missing from a scenario) without running anything. ``hostile_run`` runs the shipped
 ``return-window`` scenario against targets whose names, reported model versions and settings
-are what a spreadsheet would run or a browser would parse as markup.
+are what a spreadsheet would run or a browser would parse as markup. ``make_board`` is a
+whole site's worth of the tests' own runs (reference targets, stand-ins for local models, a
+target that fails) with a page of findings that embeds them.
 """
 
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from modelscape.site.catalog import Catalog, Headline, RunSummary
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
 from modelscape.target import TargetOutput, TargetRequest
-from tests.site.sitetools import CONTENT
+from tests.site.sitetools import RUN, make_content
 
 #: Names a spreadsheet would run as a formula, and one a browser would parse as markup.
 FORMULA_NAME = "=cmd|' /C calc'!A0"
@@ -127,10 +128,78 @@ def hostile_run(folder: Path) -> Path:
     return folder
 
 
+#: The runs of the board: two scenarios against reference targets, two against stand-ins for
+#: local models (fair-lending with groups), and a run with a target that fails.
+BOARD = (
+    RUN,
+    "pressure-fixture",
+    "return-window-models-fixture",
+    "fair-lending-models-fixture",
+    "failing-fixture",
+)
+#: The model whose page the tests open: free text, in both of the models' scenarios.
+BOARD_MODEL = "gemma-3-270m"
+
+FINDINGS = """\
+---
+title: Findings
+description: What the stand-ins for two small models do.
+---
+# What two small models do
+
+## Free text: no answer at all
+
+Gemma answered `ms:answered fair-lending-models-fixture gemma-3-270m` of the time, SmolLM2
+`ms:answered return-window-models-fixture smollm2-135m`.
+
+## Structured: always an answer, not always the right one
+
+Gemma is right on `ms:accuracy fair-lending-models-fixture gemma-3-270m-structured approvals`
+of the approvals and `ms:accuracy fair-lending-models-fixture gemma-3-270m-structured declines`
+of the declines, with a spurious change of
+`ms:spurious fair-lending-models-fixture gemma-3-270m-structured`.
+
+```modelscape
+scorecard: fair-lending-models-fixture
+targets: [gemma-3-270m-structured, smollm2-135m-structured]
+```
+
+```modelscape
+sensitivity: fair-lending-models-fixture
+targets: [gemma-3-270m-structured, smollm2-135m-structured]
+```
+
+## Thresholds
+
+Missed change: `ms:missed return-window-models-fixture smollm2-135m-structured`, from a
+baseline of `ms:baseline return-window-models-fixture smollm2-135m-structured`.
+
+```modelscape
+profile: return-window-models-fixture
+axis: days
+```
+
+```modelscape
+divergence: return-window-models-fixture
+targets: [gemma-3-270m-structured]
+```
+"""
+
+
+def make_board(folder: Path) -> Path:
+    """A content folder of every run of :data:`BOARD`, the test pages and a findings page
+    that embeds the runs (linked from the navigation, as the shipped one is)."""
+    content = make_content(folder, runs=BOARD)
+    (content / "pages" / "findings.md").write_text(FINDINGS, encoding="utf-8")
+    settings = content / "site.yaml"
+    text = settings.read_text(encoding="utf-8")
+    settings.write_text(text + "  - {title: Findings, url: findings.html}\n", encoding="utf-8")
+    return content
+
+
 def build_full(folder: Path) -> Path:
-    """The repository's whole content plus the hostile run, built strictly; the site folder."""
-    content = folder / "content"
-    shutil.copytree(CONTENT, content, ignore=shutil.ignore_patterns("*.py"))
+    """The board plus the hostile run (in ``folder/content``), built strictly; the site."""
+    content = make_board(folder / "content")
     hostile_run(content / "runs" / "hostile")
     build_site(content, folder / "site", strict=True)
     return folder / "site"

@@ -34,9 +34,10 @@ def sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A site built once per module from two shipped runs, for tests that only read it."""
+    """A site built once per module from two runs (its content beside it, in ``content``), for
+    tests that only read it."""
     folder = tmp_path_factory.mktemp("built")
-    content = make_content(folder / "content", runs=(RUN, "pressure-reference"))
+    content = make_content(folder / "content", runs=(RUN, "pressure-fixture"))
     build_site(content, folder / "site", strict=True)
     return folder / "site"
 

@@ -122,7 +122,8 @@ class Sandbox:
 
 
 def make_sandbox(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Sandbox:
-    """A fresh sandbox: content from a shipped run, output beside it, and the outside."""
+    """A fresh sandbox: a small content folder (one of the tests' runs), the output beside it,
+    and the outside."""
     secret = "sk-hostile-" + secrets.token_hex(16)
     monkeypatch.setenv(SECRET_VARIABLE, secret)
     outside = tmp_path / "outside"

@@ -13,7 +13,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape import __version__
@@ -193,7 +193,6 @@ def test_files_over_the_size_limit_are_warned_about(sandbox: Sandbox) -> None:
     sandbox.refuses(r"over the 0\.2 MB limit", strict=True)
 
 
-@settings(max_examples=500, deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab./\\:\x00\x1f\x7f é"), max_size=16) | st.text())
 def test_a_site_path_is_clean_or_refused(path: str) -> None:
     clean = site_path(path)

@@ -15,6 +15,7 @@ from jinja2.sandbox import ImmutableSandboxedEnvironment
 from modelscape.pages.evidence import Cell
 from modelscape.site.theme import Theme
 from tests.site.hostile import Sandbox
+from tests.site.sitetools import RUN
 
 BOMB = (
     "a: &a ["
@@ -193,7 +194,7 @@ def test_navigation_keeps_site_pages_and_web_addresses(sandbox: Sandbox) -> None
         encoding="utf-8",
     )
     sandbox.build(strict=True)
-    page = (sandbox.output / "reports" / "return-window-reference.html").read_text("utf-8")
+    page = (sandbox.output / "reports" / f"{RUN}.html").read_text("utf-8")
     assert '<a href="../about.html">About</a>' in page
     assert '<a href="https://example.org/code">Code</a>' in page
     assert '<a href="mailto:lab@example.org">Mail</a>' in page

@@ -11,17 +11,32 @@ from typing import Any
 
 import pytest
 
+from modelscape.report import Report
+from tests.site.boards import BOARD_MODEL as MODEL_NAME
 from tests.site.boards import build_full
 from tests.site.test_site_browser import Opened, _audit
 
-MODEL = "models/gemma-3-270m.html"
+MODEL = f"models/{MODEL_NAME}.html"
 HOSTILE_MODEL = "models/cmd-c-calc-a0.html"
 ALL = 'section.matrix[data-group="all"]'
+#: The reference targets of the board's runs (tests.site.boards.BOARD).
+REFERENCES = {"oracle", "late", "sycophant", "random", "steady"}
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_full(tmp_path_factory.mktemp("board"))
+
+
+def _reports(site: Path) -> list[Report]:
+    """The reports the site was built from."""
+    runs = site.parent / "content" / "runs"
+    return [Report.load(file) for file in sorted(runs.glob("*/report.json"))]
+
+
+def _targets(site: Path) -> set[str]:
+    """Every target of every run: one row each on the leaderboard."""
+    return {target for report in _reports(site) for target in report.targets}
 
 
 @pytest.fixture
@@ -62,7 +77,8 @@ def test_without_javascript_the_whole_matrix_is_shown(opener: Any, site: Path) -
     assert page.locator('section.matrix[data-group="approvals"]').is_visible()
     assert page.locator("th button.sort").count() == 0
     rows = page.locator(f"{ALL} tbody tr")
-    assert rows.count() == len(_visible_models(page)) == 15
+    assert rows.count() == len(_visible_models(page)) == len(_targets(site))
+    assert set(_visible_models(page)) == _targets(site)
 
 
 def test_with_javascript_accuracy_alone_until_every_quantity_is_asked(
@@ -98,14 +114,20 @@ def test_the_ranking_sorts_from_the_keyboard(opener: Any, site: Path) -> None:
     values = matrix.locator("tbody tr td:nth-child(3)").evaluate_all(
         "cells => cells.map(c => c.dataset.value)"
     )
-    assert [float(v) for v in values] == sorted(float(v) for v in values)
+    numbers = [float(v) for v in values if v]
+    assert numbers == sorted(numbers)
+    # A target that never answered has no win rate: it stays last whichever way.
+    assert "" in values
+    assert values == [*(v for v in values if v), *(v for v in values if not v)]
     page.keyboard.press("Enter")
     assert win.get_attribute("aria-sort") == "descending"
     # Sorting by win rate, highest first, gives the ranking back (up to ties' order).
-    rates = matrix.locator("tbody tr td:nth-child(3)").evaluate_all(
-        "cells => cells.map(c => Number(c.dataset.value))"
+    shown = matrix.locator("tbody tr td:nth-child(3)").evaluate_all(
+        "cells => cells.map(c => c.dataset.value)"
     )
+    rates = [float(v) for v in shown if v]
     assert rates == sorted(rates, reverse=True)
+    assert shown == [*(v for v in shown if v), *(v for v in shown if not v)]
     assert sorted(_visible_models(page)) == sorted(ranked)
     assert _visible_models(page)[0] == ranked[0] == "oracle"
 
@@ -113,8 +135,8 @@ def test_the_ranking_sorts_from_the_keyboard(opener: Any, site: Path) -> None:
 def test_reference_targets_are_badged_and_can_be_hidden(opener: Any, site: Path) -> None:
     page = opener((site / "index.html").as_uri()).page
     references = page.locator(f'{ALL} tbody tr[data-kind="reference"]')
-    # oracle, biased, sycophant, late, hijacked, distracted, first-told, wary, random
-    assert references.count() == 9
+    assert _targets(site) >= REFERENCES
+    assert sorted(references.locator("th > a:first-child").all_inner_texts()) == sorted(REFERENCES)
     assert references.locator(".badge-reference").count() == references.count()
     total = page.locator(f"{ALL} tbody tr").count()
     page.uncheck('#leaderboard-controls input[name="kind"][value="reference"]')
@@ -122,7 +144,7 @@ def test_reference_targets_are_badged_and_can_be_hidden(opener: Any, site: Path)
     shown = page.locator(f"{ALL} tbody tr:visible")
     assert shown.count() == total - references.count()
     kinds = set(shown.evaluate_all("rows => rows.map(r => r.dataset.kind)"))
-    assert kinds == {"model", "other"}  # the hostile run's plain function is neither
+    assert kinds == {"model", "other"}  # plain functions (hostile, flaky) are neither
     status = page.locator("#leaderboard-status").inner_text()
     assert status == f"Showing {total - references.count()} of {total} targets."
     # A real model's row links its provenance on its page.
@@ -137,7 +159,9 @@ def test_a_scenario_filter_hides_its_columns(opener: Any, site: Path) -> None:
     assert page.locator(f'{ALL} [data-scenario="pressure"]:visible').count() == 0
     assert page.locator(f'{ALL} [data-scenario="return-window"]:visible').count() > 0
     page.check('#leaderboard-controls input[name="scenario"][value="pressure"]')
-    assert page.locator(f'{ALL} td[data-scenario="pressure"]:visible').count() == 15
+    assert page.locator(f'{ALL} td[data-scenario="pressure"]:visible').count() == len(
+        _targets(site)
+    )
 
 
 def test_the_group_filter_shows_one_group(opener: Any, site: Path) -> None:
@@ -160,7 +184,7 @@ def test_search_keeps_the_rows_that_match(opener: Any, site: Path) -> None:
         "smollm2-135m-structured",
     ]
     page.fill("#leaderboard-search", "")
-    assert len(_visible_models(page)) == 15
+    assert len(_visible_models(page)) == len(_targets(site))
 
 
 def test_a_model_page_draws_every_target_on_every_scenario(opener: Any, site: Path) -> None:
@@ -172,9 +196,15 @@ def test_a_model_page_draws_every_target_on_every_scenario(opener: Any, site: Pa
               .reduce((n, trace) => n + trace.x.length, 0)"""
     )
     table = page.locator("table.comparison tbody tr:not(.group-row)")
-    defined = [t for t in table.locator("td:nth-child(2)").all_inner_texts() if t != "n/a"]
-    assert points == len(defined) == table.count()
-    assert page.locator("table.comparison tr.this-model").count() == 7  # one per scenario
+    accuracies = table.locator("td:nth-child(2)").all_inner_texts()
+    defined = [t for t in accuracies if not t.startswith("n/a")]
+    # Every target with an accuracy is a point; the one never reached has none, and its
+    # reason instead.
+    assert [t for t in accuracies if t.startswith("n/a (no successful output")] != []
+    assert points == len(defined) == table.count() - 1
+    scenarios = {r.scenario for r in _reports(site) if MODEL_NAME in r.targets}
+    assert len(scenarios) == 2
+    assert page.locator("table.comparison tr.this-model").count() == len(scenarios)
     assert page.locator("#provenance td code").first.is_visible()
     assert opened.errors == []
 

@@ -3,13 +3,13 @@ their names reserved, and model pages rebuilt when another target of their scena
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from modelscape.report import Report
 from modelscape.site import build_site
 from tests.site.hostile import Sandbox
-from tests.site.sitetools import CONTENT, RUN
+from tests.site.sitetools import RUN
+from tests.support.runs import copy_run
 
 
 def test_the_downloads_follow_the_reports_they_hold(content: Path, tmp_path: Path) -> None:
@@ -37,7 +37,7 @@ def test_a_model_page_follows_the_other_runs_of_its_scenarios(
     content: Path, tmp_path: Path
 ) -> None:
     # Two runs of return-window: the local models' page compares them with the references.
-    shutil.copytree(CONTENT / "runs" / "return-window-local-models", content / "runs" / "local")
+    copy_run("return-window-models-fixture", content, as_name="local")
     site = tmp_path / "site"
     build_site(content, site, strict=True)
     page = (site / "models" / "gemma-3-270m.html").read_text(encoding="utf-8")

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import assume, given, settings
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from modelscape.report import Report
@@ -37,7 +37,7 @@ NAMES = [name for name, _ in COLUMNS]
 
 @pytest.fixture(scope="module")
 def full(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The repository's whole content, plus a run of targets with hostile names, built."""
+    """The board of the tests' own runs, plus a run of targets with hostile names, built."""
     return build_full(tmp_path_factory.mktemp("full"))
 
 
@@ -72,8 +72,8 @@ def test_every_scorecard_of_every_report_is_a_record(full: Path) -> None:
     records = {(r["run"], r["model"], r["group"]): r for r in _json(full)["records"]}
     rows = {(r["run"], r["model"], r["group"]): r for r in _csv(full)}
     seen = 0
-    for folder in sorted((CONTENT / "runs").iterdir()):
-        if not (folder / "report.json").is_file():
+    for folder in sorted((full.parent / "content" / "runs").iterdir()):
+        if folder.name == "hostile":  # its names are neutralised in the CSV: tested below
             continue
         report = Report.load(folder / "report.json")
         for card in report.scorecards:
@@ -97,8 +97,8 @@ def test_every_scorecard_of_every_report_is_a_record(full: Path) -> None:
 
 
 def test_n_a_is_empty_or_null_with_its_reason(full: Path) -> None:
-    # Gemma 3 270M answered almost nothing on fair-lending: its changes are n/a.
-    key = ("fair-lending-local-models", "gemma-3-270m", "all")
+    # The stand-in for Gemma 3 270M never answers readably on fair-lending: its changes are n/a.
+    key = ("fair-lending-models-fixture", "gemma-3-270m", "all")
     record = next(r for r in _json(full)["records"] if (r["run"], r["model"], r["group"]) == key)
     row = next(r for r in _csv(full) if (r["run"], r["model"], r["group"]) == key)
     assert record["spurious_change"] is None
@@ -124,6 +124,7 @@ def test_records_follow_the_ranking(full: Path) -> None:
 
 
 def test_the_method_page_documents_every_column_in_order() -> None:
+    # The shipped method page is the subject: it documents the downloads' columns.
     text = (CONTENT / "pages" / "method.md").read_text(encoding="utf-8")
     documented = re.findall(r"^\| `([a-z_]+)` \| (.+) \|$", text, re.MULTILINE)
     assert documented == list(COLUMNS)
@@ -242,7 +243,6 @@ def test_hostile_scenario_and_group_names_everywhere() -> None:
 NAME = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30)
 
 
-@settings(max_examples=60, deadline=None)
 @given(model=NAME, other=NAME, scenario=NAME, reported=NAME)
 def test_any_names_round_trip_safely(model: str, other: str, scenario: str, reported: str) -> None:
     assume(model != other)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from modelscape.report import Report
 from modelscape.site import SiteError, build_site
 from modelscape.site.markdown import hide_comments
-from tests.site.sitetools import CONTENT, RUN
+from tests.site.sitetools import RUN
 
 
 def test_internal_files_and_comments_are_not_published(content: Path, tmp_path: Path) -> None:
@@ -67,8 +67,8 @@ def test_hiding_comments_keeps_every_line_number(lines: list[str]) -> None:
 def test_the_scenario_page_names_each_runs_repetitions(content: Path, tmp_path: Path) -> None:
     other = content / "runs" / "second"
     other.mkdir()
-    report = Report.load(CONTENT / "runs" / RUN / "report.json")
-    (other / "store.db").write_bytes((CONTENT / "runs" / RUN / "store.db").read_bytes())
+    report = Report.load(content / "runs" / RUN / "report.json")
+    (other / "store.db").write_bytes((content / "runs" / RUN / "store.db").read_bytes())
     # The same run, said to be made with another number of repetitions: the page must show
     # each run's own number, not the spec's.
     report.model_copy(update={"repetitions": 7}).save(other / "report.json")

@@ -6,12 +6,11 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.pages.evidence import Evidence
@@ -21,7 +20,8 @@ from modelscape.report.summary import interval
 from modelscape.site import SiteError, build_site
 from modelscape.site.embeds import Embeds, RunData
 from modelscape.site.markdown import parse_markdown
-from tests.site.sitetools import CONTENT, RUN
+from tests.site.sitetools import RUN
+from tests.support.runs import copy_run, report_of, results_of
 
 PAGE = f"""---
 title: Findings
@@ -65,7 +65,7 @@ def _members(runs: list[int]) -> list[int]:
 
 @pytest.fixture(scope="module")
 def report() -> Report:
-    return Report.load(CONTENT / "runs" / RUN / "report.json")
+    return report_of(RUN)
 
 
 @pytest.fixture
@@ -76,7 +76,7 @@ def findings(content: Path, tmp_path: Path) -> Path:
 
 
 def test_an_embedded_number_is_the_runs_and_holds_its_outputs(
-    findings: Path, report: Report
+    findings: Path, report: Report, content: Path
 ) -> None:
     page = findings.read_text(encoding="utf-8")
     card = report.scorecard("late")
@@ -87,7 +87,7 @@ def test_an_embedded_number_is_the_runs_and_holds_its_outputs(
     evidence = _evidence(page)
     indices = _members(evidence["sets"][int(button.group(1))])
     ids = {evidence["observations"][i]["id"] for i in indices}
-    results = load_outputs(CONTENT / "runs" / RUN / "store.db", report.experiment)
+    results = load_outputs(content / "runs" / RUN / "store.db", report.experiment)
     assert ids == {o.id for o in results.trace(card.accuracy_ids).observations}
     # One run embedded: its targets once, and every observation's variant on the page.
     assert evidence["targets"] == list(report.targets)
@@ -110,11 +110,8 @@ def test_blocks_become_tables_and_charts_linked_to_their_report(findings: Path) 
 
 
 def test_numbers_of_two_runs_open_their_own_outputs(content: Path, tmp_path: Path) -> None:
-    other = "pressure-reference"
-    shutil.copytree(CONTENT / "runs" / other, content / "runs" / other)
-    (content / "specs" / "pressure.yaml").write_text(
-        (CONTENT / "specs" / "pressure.yaml").read_text(encoding="utf-8"), encoding="utf-8"
-    )
+    other = "pressure-fixture"
+    copy_run(other, content)
     (content / "pages" / "two.md").write_text(
         f"A `ms:accuracy {RUN} oracle` and B `ms:accuracy {other} sycophant`.\n",
         encoding="utf-8",
@@ -184,8 +181,8 @@ def test_a_page_with_embeds_follows_its_runs(content: Path, tmp_path: Path) -> N
 
 # -- hostile text ---------------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def run_data(report: Report) -> Any:
-    results = load_outputs(CONTENT / "runs" / RUN / "store.db", report.experiment)
+def run_data(report: Report, tmp_path_factory: pytest.TempPathFactory) -> Any:
+    results = results_of(RUN, tmp_path_factory.mktemp("store"))
 
     def runs(name: str) -> RunData | None:
         if name != RUN:
@@ -203,7 +200,6 @@ _WORDS = st.sampled_from(
 _TEXT = st.one_of(st.text(max_size=60), st.lists(_WORDS, max_size=12).map("".join))
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(inline=_TEXT, block=_TEXT)
 def test_no_embed_text_breaks_a_page(
     run_data: Any, tmp_path_factory: pytest.TempPathFactory, inline: str, block: str
@@ -225,7 +221,9 @@ def test_no_embed_text_breaks_a_page(
 
 
 # -- in a browser -------------------------------------------------------------------------------
-def test_a_number_in_prose_opens_its_outputs(browser: Any, findings: Path, report: Report) -> None:
+def test_a_number_in_prose_opens_its_outputs(
+    browser: Any, findings: Path, report: Report, content: Path
+) -> None:
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     errors: list[str] = []
     try:
@@ -240,7 +238,7 @@ def test_a_number_in_prose_opens_its_outputs(browser: Any, findings: Path, repor
         assert page.locator("#outputs-dialog").evaluate("d => d.open")
         assert page.locator("#outputs-title").inner_text() == "late · all: accuracy"
         card = report.scorecard("late")
-        results = load_outputs(CONTENT / "runs" / RUN / "store.db", report.experiment)
+        results = load_outputs(content / "runs" / RUN / "store.db", report.experiment)
         count = len(results.trace(card.accuracy_ids).observations)
         assert page.locator("#outputs-count").inner_text().startswith(f"{count} output")
         assert errors == []

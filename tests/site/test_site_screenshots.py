@@ -1,6 +1,6 @@
-"""The shipped site on a phone and a desktop, light and dark: scripts/screenshots.py run on a
-build of content/, its checks shown to catch what they look for, and the pages it covers
-clean in the Nu HTML Checker and axe-core."""
+"""The site on a phone and a desktop, light and dark: scripts/screenshots.py run on a build of
+a whole site of the tests' own runs (tests.site.boards), its checks shown to catch what they
+look for, and the pages it covers clean in the Nu HTML Checker and axe-core."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from modelscape.site import build_site
-from tests.site.sitetools import CONTENT, REPO, make_content
+from tests.site.boards import make_board
+from tests.site.sitetools import REPO, make_content
 from tests.support.browsertools import CHROMIUM, need
 
 SCRIPT = REPO / "scripts" / "screenshots.py"
@@ -36,9 +37,11 @@ def _script() -> Any:
 
 @pytest.fixture(scope="module")
 def shipped(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The whole shipped content, built strictly and without a base URL (as locally)."""
-    site = tmp_path_factory.mktemp("shipped") / "site"
-    build_site(CONTENT, site, strict=True)
+    """A whole site (every kind of page, findings that embed runs), built strictly and
+    without a base URL (as locally)."""
+    folder = tmp_path_factory.mktemp("board")
+    site = folder / "site"
+    build_site(make_board(folder / "content"), site, strict=True)
     return site
 
 

@@ -1,4 +1,7 @@
-"""Strict mode: warnings fail the build; the shipped content builds cleanly in strict mode."""
+"""Strict mode: warnings fail the build; the shipped content builds cleanly in strict mode.
+
+The first test is the one test of the site that builds the repository's own content (its
+published runs and pages); every other one builds a content folder of the tests' own runs."""
 
 from __future__ import annotations
 
@@ -12,6 +15,7 @@ from modelscape.cli import main
 from modelscape.report import Report
 from modelscape.site import SiteError, build_site
 from tests.site.sitetools import CONTENT, RUN
+from tests.support.runs import report_of
 
 
 def test_the_shipped_content_builds_in_strict_mode(tmp_path: Path) -> None:
@@ -89,7 +93,7 @@ def _copy_run(content: Path, name: str) -> Path:
 def test_a_run_whose_report_and_store_disagree_is_skipped(content: Path, tmp_path: Path) -> None:
     # Another run's report beside this run's store: the store holds no such experiment.
     stray = _copy_run(content, "stray")
-    other = Report.load(CONTENT / "runs" / "pressure-reference" / "report.json")
+    other = report_of("pressure-fixture")
     other.model_copy(update={"scenario": "return-window"}).save(stray / "report.json")
     # A report naming measurements its store does not hold (the store lost records).
     thinned = _copy_run(content, "thinned")

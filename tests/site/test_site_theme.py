@@ -8,7 +8,7 @@ import pytest
 
 from modelscape.site import SiteError, build_site
 from modelscape.site.theme import Theme, default_theme
-from tests.site.sitetools import REPO
+from tests.site.sitetools import REPO, RUN
 
 
 def test_the_default_theme_is_the_source_tree_one_in_a_checkout() -> None:
@@ -36,12 +36,12 @@ def test_a_site_theme_overrides_one_block(content: Path, tmp_path: Path) -> None
     )
     (theme / "static" / "lab.css").write_text("body { color: teal; }\n", encoding="utf-8")
     build_site(content, tmp_path / "site", strict=True)
-    for page in ("index.html", "reports/return-window-reference.html", "about.html"):
+    for page in ("index.html", f"reports/{RUN}.html", "about.html"):
         text = (tmp_path / "site" / page).read_text(encoding="utf-8")
         assert "<footer><p>Our lab," in text, page
         assert "Built with modelscape" not in text
         assert 'class="site-nav"' in text  # every other block is the default one
-    report = (tmp_path / "site" / "reports" / "return-window-reference.html").read_text()
+    report = (tmp_path / "site" / "reports" / f"{RUN}.html").read_text()
     assert 'href="../about.html">about</a>' in report
     assert (tmp_path / "site" / "assets" / "lab.css").read_text() == "body { color: teal; }\n"
     assert (tmp_path / "site" / "assets" / "site.css").is_file()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 import modelscape.site.build
@@ -243,7 +243,6 @@ def _saved(folder: Path) -> bytes:
     return (folder / MANIFEST).read_bytes()
 
 
-@settings(max_examples=200, deadline=None)
 @given(data=st.data())
 def test_a_damaged_manifest_is_not_read(
     tmp_path_factory: pytest.TempPathFactory, data: Any

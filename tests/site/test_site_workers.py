@@ -42,7 +42,7 @@ def rich(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Two runs, many pages, and pages that warn (a broken link, an embed of a missing run,
     each with its page and line), so that every kind of output and warning is made."""
     folder = tmp_path_factory.mktemp("rich")
-    content = make_content(folder / "content", runs=(RUN, "pressure-reference"))
+    content = make_content(folder / "content", runs=(RUN, "pressure-fixture"))
     pages = content / "pages"
     for number in range(40):
         (pages / f"note-{number:02d}.md").write_text(

@@ -58,6 +58,9 @@ _TRICKY = (
     ".NaN",
 )
 labels_text = st.one_of(st.text(_LABEL, min_size=1, max_size=6), st.sampled_from(_TRICKY))
+#: Labels a spec's name and version take: ``Spec`` refuses a blank one (only spaces), which
+#: ``labels_text`` may draw (as a lexicon label, where it is allowed).
+filled_labels = labels_text.filter(str.strip)
 texts = st.one_of(
     st.text(_TEXT, max_size=16),
     st.sampled_from(_TRICKY),
@@ -201,7 +204,7 @@ def specs(draw: st.DrawFn) -> dict[str, Any]:
             )
         )
     forms = {slot: draw(lexicon_forms(versions)) for slot in slots}
-    data: dict[str, Any] = {"name": draw(labels_text.filter(str.strip))}
+    data: dict[str, Any] = {"name": draw(filled_labels)}
     if versions is None:
         data["prompt"] = draw(_prompt_text(slots))
     else:
@@ -248,7 +251,7 @@ def specs(draw: st.DrawFn) -> dict[str, Any]:
         answer["correct"] = rows
     data["answer"] = answer
     for key, strategy in (
-        ("version", st.one_of(labels_text, st.integers(1, 9))),
+        ("version", st.one_of(filled_labels, st.integers(1, 9))),
         ("description", texts),
         ("system", texts.map(_literal)),
         ("cases", st.integers(1, 50)),

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner, Result
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.cli import main
@@ -292,7 +292,6 @@ def test_a_spec_file_inside_a_zipped_package_is_read_through_importlib_resources
         scenario_in(files("zipped_scenarios") / "bad.yaml", "zipped")
 
 
-@settings(max_examples=150, deadline=None)
 @given(
     st.text(max_size=300).filter(lambda text: not text.startswith("python:"))
     | st.text(alphabet="a/.:@", max_size=5000).filter(lambda text: ":" not in text)

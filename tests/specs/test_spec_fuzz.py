@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape import Spec
@@ -106,19 +106,16 @@ def _spelled(key: object) -> str:
     return f"[{key!r}]"
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_documents())
 def test_any_document_is_read_or_refused_with_paths(document: Any) -> None:
     _check(document)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.dictionaries(_keys, _documents(), max_size=6))
 def test_any_mapping_is_read_or_refused_with_paths(document: dict[Any, Any]) -> None:
     _check(document)
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_near_valid())
 def test_a_spec_broken_anywhere_is_read_or_refused_with_paths(document: dict[Any, Any]) -> None:
     _check(document)

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import scipy.stats
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -60,7 +60,6 @@ def test_equals_scipy_fed_the_same_distribution(
     assert interval.warning is None
 
 
-@settings(max_examples=40, deadline=None)
 @given(
     values=st.integers(3, 12).flatmap(
         lambda n: arrays(np.float64, n, elements=st.floats(-5, 5, allow_subnormal=False))

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 import scipy.stats
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
@@ -23,14 +23,12 @@ samples = st.integers(min_value=2, max_value=7).flatmap(
 )
 
 
-@settings(max_examples=60, deadline=None)
 @given(a=samples, b=samples)
 def test_matches_the_definition(a: np.ndarray, b: np.ndarray) -> None:
     d = matrix(a, b)
     assert excess_per_case(d, len(a)) == pytest.approx(naive_excess(d, len(a)), abs=1e-9)
 
 
-@settings(max_examples=60, deadline=None)
 @given(a=samples, b=samples)
 def test_v_form_identity_with_scipy_energy_distance(a: np.ndarray, b: np.ndarray) -> None:
     # scipy's energy distance is the V-statistic sqrt(2B − V_a − V_b) with V = W (n − 1) / n,
@@ -43,7 +41,6 @@ def test_v_form_identity_with_scipy_energy_distance(a: np.ndarray, b: np.ndarray
     assert excess_per_case(d, len(a)) == pytest.approx(expected, rel=1e-9, abs=1e-9)
 
 
-@settings(max_examples=60, deadline=None)
 @given(repetitions=st.integers(2, 7), data=st.data())
 def test_squared_distance_closed_form(repetitions: int, data: st.DataObject) -> None:
     a = data.draw(arrays(np.float64, repetitions, elements=values))
@@ -53,7 +50,6 @@ def test_squared_distance_closed_form(repetitions: int, data: st.DataObject) -> 
     assert observed == pytest.approx(expected, rel=1e-9, abs=1e-6)
 
 
-@settings(max_examples=60, deadline=None)
 @given(
     a=st.lists(st.integers(0, 3), min_size=2, max_size=8),
     b=st.lists(st.integers(0, 3), min_size=2, max_size=8),
@@ -75,7 +71,6 @@ def test_answer_measure_shift_of_delta_gives_about_delta_squared() -> None:
     assert excess_per_case(matrix(a, b, differ), len(a)) == pytest.approx(0.04, abs=1e-3)
 
 
-@settings(max_examples=40, deadline=None)
 @given(a=samples, b=samples, data=st.data())
 def test_kernel_gives_the_excess_of_any_labeling(
     a: np.ndarray, b: np.ndarray, data: st.DataObject
@@ -89,7 +84,6 @@ def test_kernel_gives_the_excess_of_any_labeling(
     assert float(np.sum(excess_kernel(labeling) * d)) == pytest.approx(expected, abs=1e-9)
 
 
-@settings(max_examples=40, deadline=None)
 @given(a=samples, b=samples, scale=st.floats(1e-3, 1e3))
 def test_swap_and_scale(a: np.ndarray, b: np.ndarray, scale: float) -> None:
     forward = excess_per_case(matrix(a, b), len(a))

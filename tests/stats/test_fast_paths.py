@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.stats import Inference, smoothed
@@ -57,7 +57,6 @@ answers = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
 @given(answers, st.integers(0, 2**32 - 1), st.sampled_from([1, 7, 300, _BLOCK + 5]))
 def test_monte_carlo_equals_adding_every_case(
     found: list[list[int]], seed: int, permutations: int
@@ -148,7 +147,6 @@ def test_noise_tabulated_once_equals_tabulating_every_block(
     assert fast.tobytes() == plain.tobytes()
 
 
-@settings(max_examples=60, deadline=None)
 @given(
     st.integers(1, 40),
     st.sampled_from([2, 3, 6, 21, _COUNTED + 3]),
@@ -216,7 +214,6 @@ def _stacked(cases: list[tuple[np.ndarray, int]]) -> StackedCases:
     )
 
 
-@settings(max_examples=40, deadline=None)
 @given(st.lists(st.tuples(st.integers(2, 4), st.integers(2, 4)), min_size=1, max_size=25))
 def test_stacked_cases_group_as_the_cases_one_by_one(sizes: list[tuple[int, int]]) -> None:
     rng = np.random.default_rng(len(sizes))
@@ -257,7 +254,6 @@ def _plain_table_draw(table: smoothed._Tabulated, shape: tuple[int, int, int], r
     return table.values.reshape(shape)[rows, picked_a, picked_b]
 
 
-@settings(max_examples=40, deadline=None)
 @given(st.integers(1, 30), st.integers(2, 4), st.integers(1, 40), st.integers(0, 2**32 - 1))
 def test_a_flat_take_of_the_table_equals_the_fancy_index(
     units: int, n_a: int, resamples: int, seed: int
@@ -291,7 +287,6 @@ matrices = st.integers(1, 4).flatmap(
 )
 
 
-@settings(max_examples=200, deadline=None)
 @given(matrices, st.booleans())
 def test_the_exact_check_passes_only_stacks_the_tolerant_checks_pass(
     stack: np.ndarray, symmetrise: bool

@@ -2,23 +2,53 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.errors import AnalysisError
 from modelscape.stats import Comparison, PermutationCountWarning, check_permutations, holm
 
-p_values = st.lists(st.floats(0, 1, allow_subnormal=False), min_size=1, max_size=30)
+p_values = st.lists(
+    st.one_of(st.none(), st.floats(0, 1, allow_subnormal=False)), min_size=1, max_size=30
+)
+#: statsmodels' Holm-adjusted values for fixed inputs (tests/stats/make_references.py made it).
+REFERENCE = json.loads((Path(__file__).parent / "references" / "holm.json").read_text("utf-8"))
 
 
-@settings(max_examples=100, deadline=None)
+@pytest.mark.parametrize("row", REFERENCE["rows"], ids=lambda row: f"m={len(row['p_values'])}")
+def test_equals_statsmodels(row: dict[str, list[float | None]]) -> None:
+    adjusted = holm(row["p_values"])
+    assert [a is None for a in adjusted] == [e is None for e in row["adjusted"]]
+    np.testing.assert_allclose(
+        [a for a in adjusted if a is not None],
+        [e for e in row["adjusted"] if e is not None],
+        rtol=1e-12,
+        atol=1e-15,
+    )
+
+
+def _holm_by_definition(values: list[float | None]) -> list[float | None]:
+    """Holm's adjusted p-values computed from the definition, one hypothesis at a time: the
+    adjusted value at rank k is max over j <= k of min(1, (m - j + 1) p_(j)) (Holm 1979)."""
+    tested = sorted((v, i) for i, v in enumerate(values) if v is not None)
+    m = len(tested)
+    result: list[float | None] = [None] * len(values)
+    for k, (_, index) in enumerate(tested):
+        result[index] = max(min(1.0, (m - j) * tested[j][0]) for j in range(k + 1))
+    return result
+
+
 @given(values=p_values)
-def test_equals_statsmodels(values: list[float]) -> None:
-    multitest = pytest.importorskip("statsmodels.stats.multitest")
-    _, expected, _, _ = multitest.multipletests(values, method="holm")
-    np.testing.assert_allclose(holm(values), expected, rtol=1e-12, atol=1e-15)
+def test_equals_the_definition(values: list[float | None]) -> None:
+    adjusted, expected = holm(values), _holm_by_definition(values)
+    assert [a is None for a in adjusted] == [e is None for e in expected]
+    for a, e in zip(adjusted, expected, strict=True):
+        assert a == (None if e is None else pytest.approx(e, rel=1e-12, abs=1e-15))
 
 
 def test_known_values() -> None:

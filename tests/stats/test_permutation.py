@@ -8,7 +8,7 @@ from itertools import combinations, product
 import numpy as np
 import pytest
 import scipy.stats
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.errors import AnalysisError
@@ -67,7 +67,6 @@ def brute_force_p(cases: list[tuple[np.ndarray, int]]) -> float:
     return float(np.mean(np.asarray(joint) >= observed - 1e-12))
 
 
-@settings(max_examples=15, deadline=None)
 @given(
     sizes=st.lists(st.sampled_from([(2, 2), (2, 3), (3, 2), (3, 3)]), min_size=2, max_size=3),
     seed=st.integers(0, 2**16),

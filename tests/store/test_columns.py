@@ -150,9 +150,7 @@ def row_by_row(path: Path, experiment_id: str) -> tuple[list[Observation], list[
     return canonical_order(RECORD, VARIANTS, records), points
 
 
-@settings(
-    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_columnar_load_equals_the_row_by_row_load(tmp_path: Path, data: st.DataObject) -> None:
     path = tmp_path / f"s{data.draw(st.integers(0, 10**9))}.db"

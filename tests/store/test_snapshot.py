@@ -365,9 +365,7 @@ def kept(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@settings(deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_a_forged_part_never_breaks_a_load(kept: Path, tmp_path: Path, data: st.DataObject) -> None:
     """Bytes of any part changed, and the CRC fixed to match: the snapshot is refused or read,

@@ -172,7 +172,13 @@ def test_a_lease_of_a_dead_process_is_void(tmp_path: Path) -> None:
     store.close()
 
 
-@pytest.mark.parametrize("pid", [2**31, 2**63 - 1, 0, -1, -os.getpid(), "x", 1.5])
+@pytest.mark.parametrize(
+    "pid",
+    [2**31, 2**63 - 1, 0, -1, -os.getpid(), "x", 1.5],
+    # named, not shown: this process's pid differs between the runs (and xdist workers) that
+    # must collect the same tests
+    ids=["2**31", "2**63-1", "0", "-1", "minus-own-pid", "text", "fraction"],
+)
 def test_a_lease_of_a_pid_no_process_can_have_is_void(tmp_path: Path, pid: object) -> None:
     """A hand-edited lease row: an id beyond pid_t, or 0 and below (which kill() reads as
     process groups), or not an integer, names no live process, so the lease holds nothing."""

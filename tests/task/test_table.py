@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape import Axis, Grid, Message, Prompt, Spec, Sweep, TaskSpace, Variant
@@ -226,7 +226,6 @@ def _distinct(values: list[Any]) -> list[Any]:
     return kept
 
 
-@settings(max_examples=60, deadline=None)
 @given(
     seeds=st.lists(
         st.tuples(SCALARS, SCALARS, st.sampled_from(["a", "b", "none"])), min_size=1, max_size=4

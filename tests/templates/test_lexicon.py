@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import yaml
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape._identity import AxisValue
@@ -271,13 +271,11 @@ def _yaml_safe(text: str) -> bool:
     return all(ch.isprintable() or ch in " \n" for ch in text) and "\ufeff" not in text
 
 
-@settings(max_examples=300, deadline=None)
 @given(lexicons())
 def test_data_reads_back_to_the_same_lexicon(lexicon: Lexicon) -> None:
     assert Lexicon.of(lexicon.data()) == lexicon
 
 
-@settings(max_examples=200, deadline=None)
 @given(lexicons())
 def test_data_survives_yaml(lexicon: Lexicon) -> None:
     # sort_keys=False: the order of a mapping is the order of the entries.
@@ -285,7 +283,6 @@ def test_data_survives_yaml(lexicon: Lexicon) -> None:
     assert Lexicon.of(yaml.safe_load(text)) == lexicon
 
 
-@settings(max_examples=200, deadline=None)
 @given(lexicons())
 def test_swap_to_own_value_is_identity(lexicon: Lexicon) -> None:
     for entry in lexicon:
