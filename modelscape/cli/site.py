@@ -30,7 +30,12 @@ _OUTPUT = click.option(
     "the sitemap and the 404 page need it. Overrides site.yaml.",
 )
 @click.option("--strict", is_flag=True, help="Fail on any warning (broken link, missing store).")
-@click.option("--force", is_flag=True, help="Render every page, even the unchanged ones.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Render every page, even the unchanged ones; and build into a folder a modelscape "
+    "build did not make (what it holds is replaced by the site).",
+)
 @click.option(
     "--max-file-mb",
     type=click.FloatRange(min=0, min_open=True),
@@ -56,8 +61,10 @@ def build(
 
     CONTENT holds site.yaml, pages/*.md, specs/*.yaml and runs/NAME/ folders (report.json,
     store.db, README.md). Only pages whose inputs changed since the last build are rendered.
-    Nothing outside CONTENT is read (links leaving it are skipped with a warning) and nothing
-    outside --output is written.
+    Nothing outside CONTENT is read (links leaving it, and links into hidden files such as
+    .git/ or .env, are skipped with a warning) and nothing outside --output is written.
+    --output must be empty, new, or made by an earlier build; it then holds only the site
+    (files the build did not write are removed, and pages changed since are made again).
     """
     from modelscape.site import build_site
 

@@ -27,46 +27,31 @@ from collections.abc import Callable
 from pathlib import Path
 
 import modelscape
-from modelscape import __version__
 from modelscape.site.config import SiteError
-from modelscape.site.confine import OutputFolder
-from modelscape.site.content import Content, FileHashes, discover
+from modelscape.site.content import Content, discover
+from modelscape.site.incremental import ASSETS, UNLISTED, IncrementalBuild
 from modelscape.site.jobs import BuildResult, Job, digest_of
-from modelscape.site.manifest import (
-    Manifest,
-    OutputRecord,
-    broken_links,
-    links_of,
-    portable,
-    restored,
-    search_index,
-    sitemap,
+from modelscape.site.manifest import Manifest
+from modelscape.site.ownership import (
+    OutputState,
+    claim,
+    inspect,
+    read_signatures,
+    signatures,
+    write_signatures,
 )
-from modelscape.site.search import pagefind_installed, pagefind_outputs, pagefind_version
+from modelscape.site.seal import available, key_file
+from modelscape.site.search import pagefind_installed, pagefind_version
 from modelscape.site.staging import staged
 from modelscape.site.theme import Theme
 from modelscape.site.unchanged import fingerprint, own_scenarios, plugins, quick_result
-from modelscape.site.workers import make_all, worker_count
 
 __all__ = ["BuildResult", "Job", "build_site", "digest_of"]
 
-#: Generated files that are not pages of the sitemap.
-_UNLISTED = {"404.html", "search.html"}
-#: The folder of the site's shared files (``modelscape.site.render.ASSETS``, not imported
-#: here: the page code loads the statistics, which a build with nothing to make never needs).
-_ASSETS = "assets"
-
-
-def _generated(output: OutputFolder, path: str, text: str, result: BuildResult) -> OutputRecord:
-    """A file made from the whole site (search index, sitemap): written only when it changed."""
-    try:
-        same = output.target(path).read_text(encoding="utf-8") == text
-    except (OSError, ValueError):
-        same = False
-    (result.reused if same else result.rendered).append(path)
-    if not same:
-        output.write(path, text)
-    return OutputRecord(digest_of(text))
+#: Generated files that are not pages of the sitemap (kept here under the names the tests
+#: and the other modules know them by).
+_UNLISTED = UNLISTED
+_ASSETS = ASSETS
 
 
 def _bases(root: Path, theme: Theme) -> dict[str, Path]:
@@ -112,19 +97,6 @@ def _check_folders(root: Path, folder: Path, theme: str | None) -> None:
             )
 
 
-def _too_large(output: OutputFolder, paths: list[str], limit_mb: float) -> list[str]:
-    """A warning for every file of the site larger than ``limit_mb`` megabytes."""
-    warnings = []
-    for path in sorted(paths):
-        size = output.size(path)
-        if size is not None and size > limit_mb * 1e6:
-            warnings.append(
-                f"{path}: {size / 1e6:.1f} MB, over the {limit_mb:g} MB limit (max_file_mb in "
-                "site.yaml); GitHub Pages refuses files over 100 MB"
-            )
-    return warnings
-
-
 def build_site(
     content: str | Path,
     output: str | Path = "site",
@@ -143,15 +115,24 @@ def build_site(
     ``strict``, any warning (a broken link, a run without its store or spec, a link out of
     the content folder, a file too large) raises a :class:`SiteError` listing them all.
 
+    ``output`` must be missing, empty, or a folder a build made (it holds the marker
+    ``.modelscape-build``); any other folder is refused with a list of its files, unless
+    ``force``, which then replaces what it holds with the site. The output folder holds only
+    what the build writes: a file or link it did not write is removed (never followed), and
+    an output that is not the file the build wrote (see :mod:`modelscape.site.ownership`)
+    is made again, each with a warning.
+
     The site is built in a folder beside ``output`` and moved into its place only when the
     build succeeds (see :mod:`modelscape.site.staging`): a build that fails, strictly or
     otherwise, leaves ``output`` as it was. A build that finds nothing to make or remove
-    writes nothing at all. Without a base URL there is no ``sitemap.xml`` (its addresses
-    must be absolute); the build says so in ``notes``, which ``strict`` does not count.
+    writes nothing at all (into the output folder: when it had to read outputs again to know
+    that they are intact, it keeps their new signatures in the user's cache). Without a base
+    URL there is no ``sitemap.xml`` (its addresses must be absolute); the build says so in
+    ``notes``, which ``strict`` does not count.
 
     The content is not trusted (see :mod:`modelscape.site.confine`): nothing outside the
     content folder is read, nothing outside ``output`` is written or removed, and theme
-    templates render in Jinja's sandbox.
+    templates render in Jinja's sandbox, within a time and size limit.
 
     ``workers`` is the number of processes that render pages (see
     :mod:`modelscape.site.workers`): by default one per core when there are many pages to
@@ -161,8 +142,11 @@ def build_site(
     root, folder = Path(content), Path(output)
     found = discover(root, base_url=base_url)
     _check_folders(root, folder, found.config.theme)
+    taken = claim(folder, force=force)
     limit = max_file_mb if max_file_mb is not None else found.config.max_file_mb
-    manifest = Manifest() if force else Manifest.load(folder)
+    known = Manifest.load(folder)
+    manifest = Manifest() if force else known
+    state = inspect(folder, known.outputs, read_signatures(folder, known.seal))
     site_theme = root / found.config.theme if found.config.theme else None
     theme = Theme(site_theme, content=root)
     pagefind = pagefind_version() if pagefind_installed() else None
@@ -171,26 +155,49 @@ def build_site(
     inputs = fingerprint(
         found, label=label, theme=theme.digest, limit=limit, pagefind=pagefind, scenarios=scenarios
     )
-    result = quick_result(found, folder, manifest, inputs, _bases(root, theme))
-    if result is not None:
-        result.notes.extend(_notes(found, pagefind is not None))
-        _refuse_warnings(result, strict)
-        result.seconds = time.perf_counter() - started
-        return result
-    # Planned against the output folder as it is, which the staged copy starts from.
-    build = _Build(found, folder, manifest, theme, limit=limit, workers=workers)
-    if build.kept and own_scenarios(build.registered, scenarios):
-        build.inputs = inputs
-    result = build.unchanged()
-    if result is not None:
-        _refuse_warnings(result, strict)
+    notes = _notes(found, pagefind is not None)
+    result = quick_result(found, folder, manifest, inputs, _bases(root, theme), state)
+    if result is None:
+        # Planned against the output folder as it is, which the staged copy starts from.
+        build = IncrementalBuild(
+            found,
+            folder,
+            manifest,
+            theme,
+            label=label,
+            known=known,
+            state=state,
+            taken=taken,
+            pagefind=pagefind,
+            limit=limit,
+            workers=workers,
+        )
+        if build.kept and own_scenarios(build.registered, scenarios):
+            build.inputs = inputs
+        result = build.unchanged(notes)
+        if result is None:
+            with staged(folder, state.intact) as stage:
+                result = build.write(stage, notes)
+                result.output = folder
+                _refuse_warnings(result, strict)
+            # Taken now that the old folder is gone (which changed the kept files' change
+            # times): what the next build compares the files with.
+            write_signatures(folder, build.seal, signatures(folder, build.paths))
+            result.seconds = time.perf_counter() - started
+            return result
     else:
-        with staged(folder) as stage:
-            result = build.write(stage)
-            result.output = folder
-            _refuse_warnings(result, strict)
+        result.notes.extend(notes)
+    _refuse_warnings(result, strict)
+    _recheck(folder, known, state)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _recheck(folder: Path, known: Manifest, state: OutputState) -> None:
+    """After a build with nothing to write: when some outputs had to be read again to know
+    they are intact (copied, touched), keep their new signatures so the next build need not."""
+    if state.rechecked and known.seal is not None:
+        write_signatures(folder, known.seal, state.intact)
 
 
 def _refuse_warnings(result: BuildResult, strict: bool) -> None:
@@ -203,6 +210,11 @@ def _refuse_warnings(result: BuildResult, strict: bool) -> None:
 
 def _notes(found: Content, pagefind: bool) -> list[str]:
     notes = []
+    if not available():
+        notes.append(
+            f"no key to seal the output folder's manifest ({key_file()} can be neither read "
+            "nor made), so no build can trust the last one: every page is made every time"
+        )
     if found.config.base_url is None:
         notes.append(
             "sitemap.xml left out: its addresses must be absolute; give the site's public "
@@ -215,161 +227,3 @@ def _notes(found: Content, pagefind: bool) -> list[str]:
             "query when the site is served)"
         )
     return notes
-
-
-class _Build:
-    """One build: planned against the output folder as it is, then written into its staged
-    copy, unless nothing would change."""
-
-    def __init__(
-        self,
-        found: Content,
-        folder: Path,
-        manifest: Manifest,
-        theme: Theme,
-        *,
-        limit: float,
-        workers: int | None,
-    ) -> None:
-        # The page code, loaded only by a build that plans (see modelscape.site.unchanged).
-        from modelscape.site.plan import plan
-
-        self.found, self.folder, self.limit, self.requested = found, folder, limit, workers
-        self.theme, self.manifest = theme, manifest
-        self.hashes = FileHashes(self.manifest.files, label=_labels(found.root, self.theme))
-        self.result = BuildResult(folder, warnings=list(found.warnings))
-        self.pagefind = pagefind_installed()
-        self.registered: list[str] = []
-        self.mentioned: dict[str, bool] = {}
-        self.jobs, self.summaries = plan(
-            found,
-            self.theme,
-            self.hashes,
-            self.manifest,
-            self.result.warnings,
-            pagefind=self.pagefind,
-            workers=workers,
-            registered=self.registered,
-            mentioned=self.mentioned,
-        )
-        self.planned = portable(self.result.warnings[len(found.warnings) :], found.root)
-        # The hash of the plan's inputs is kept for the next build only when it and the input
-        # files' table decide the plan: not when a file elsewhere was read (nor, see
-        # build_site, a scenario of another package).
-        known = ("content:", "theme:", "modelscape:")
-        self.kept = all(key.startswith(known) for key in self.hashes.seen)
-        self.inputs: str | None = None
-        # What decides every output and site-wide file: when it is the last build's, and its
-        # files are all there, there is nothing to make.
-        self.key = digest_of(
-            __version__,
-            [(job.path, job.digest) for job in self.jobs],
-            found.config.model_dump(mode="json"),
-            limit,
-            pagefind_version() if self.pagefind else None,
-        )
-
-    def _notes(self) -> list[str]:
-        return _notes(self.found, self.pagefind)
-
-    def unchanged(self) -> BuildResult | None:
-        """The result of a build that has nothing to write, or None if it has something.
-
-        Nothing to write means: the same key as the last build, the same input files and
-        run summaries (else the manifest's caches change), and every output still there.
-        """
-        manifest, result = self.manifest, self.result
-        if (
-            manifest.key != self.key
-            or self.hashes.seen != manifest.files
-            or self.summaries != manifest.summaries
-        ):
-            return None
-        site = OutputFolder(self.folder)
-        listed: list[str] = []
-        for job in self.jobs:
-            known = manifest.outputs.get(job.path)
-            if known is None or known.digest != job.digest:
-                return None
-            listed.extend([job.path, *known.files])
-            result.warnings.extend(restored(known.warnings, self.found.root))
-        listed.extend(sorted(set(manifest.outputs) - set(listed)))
-        if any(site.size(path) is None for path in listed):
-            return None
-        result.reused.extend(listed)
-        result.warnings.extend(restored(manifest.checks, self.found.root))
-        result.notes.extend(self._notes())
-        return result
-
-    def write(self, folder: Path) -> BuildResult:
-        """Make what changed into ``folder`` (the staged copy of the output folder)."""
-        found, manifest, result, jobs = self.found, self.manifest, self.result, self.jobs
-        root = found.root
-        manifest.read_pages(self.folder)
-        site = OutputFolder(folder)
-        site.create()
-        records: dict[str, OutputRecord] = {}
-        todo = []
-        for number, job in enumerate(jobs):
-            known = manifest.outputs.get(job.path)
-            if (
-                known is not None
-                and known.digest == job.digest
-                and all(site.size(p) is not None for p in (job.path, *known.files))
-            ):
-                records[job.path] = known
-                records.update({p: OutputRecord(job.digest) for p in known.files})
-                result.reused.extend([job.path, *known.files])
-                result.warnings.extend(restored(known.warnings, root))
-            else:
-                todo.append(number)
-        # The templates are compiled once, here, so forked workers inherit them.
-        _ = self.theme.environment
-        result.workers = worker_count(self.requested, len(todo))
-        made_records: dict[str, OutputRecord] = {}
-        for number, made in make_all(jobs, todo, result.warnings, workers=result.workers):
-            job = jobs[number]
-            site.write(job.path, made.data)
-            for path, full in made.files.items():
-                site.write(path, full)
-                made_records[path] = OutputRecord(job.digest)
-            data = made.data
-            links = links_of(data) if isinstance(data, str) and job.path.endswith(".html") else []
-            result.warnings.extend(made.warnings)
-            met = portable(made.warnings, root)
-            made_records[job.path] = OutputRecord(
-                job.digest, links, made.title, made.text, met, sorted(made.files)
-            )
-            result.rendered.extend([job.path, *sorted(made.files)])
-        # Every reader of the records sorts them, so which process made a page does not show.
-        records.update(made_records)
-        config = found.config
-        pages = [p for p in records if p.endswith(".html") and p not in _UNLISTED]
-        records[f"{_ASSETS}/search-index.js"] = _generated(
-            site, f"{_ASSETS}/search-index.js", search_index(records), result
-        )
-        if config.base_url is not None:
-            records["sitemap.xml"] = _generated(
-                site, "sitemap.xml", sitemap(pages, config.base_url), result
-            )
-        records[".nojekyll"] = _generated(site, ".nojekyll", "", result)
-        key, inputs = self.key, self.inputs
-        if self.pagefind:
-            made_index = pagefind_outputs(site, records, manifest.outputs, result)
-            records.update(made_index)
-            if not made_index:  # Pagefind failed: a key no plan has, so the next build tries
-                key += ":incomplete"  # again (and still reads the pages file of this one)
-                inputs = None
-        result.notes.extend(self._notes())
-        # Last, once every output is known: the files of outputs the plan no longer has (and
-        # an old Pagefind index's chunks) go.
-        for path in sorted(set(manifest.outputs) - set(records)):
-            if site.remove(path):
-                result.removed.append(path)
-        checks = broken_links(records, config.base_path)
-        checks.extend(_too_large(site, list(records), self.limit))
-        result.warnings.extend(checks)
-        order = [job.path for job in jobs]
-        kept = (key, portable(checks, root), inputs, order, self.planned, self.mentioned)
-        Manifest(records, self.hashes.seen, self.summaries, *kept).save(folder)
-        return result

@@ -136,13 +136,18 @@ def load_config(content: Path, *, base_url: str | None = None) -> SiteConfig:
 
     A folder without ``site.yaml`` gets the defaults, so any folder of runs builds.
     """
+    # Imported here: the trust boundary's module raises this module's SiteError.
+    from modelscape.site.confine import hidden_inside, lone_surrogate
+
     file = content / CONFIG_FILE
     data: dict[str, object] = {}
     if file.exists() or file.is_symlink():
-        if not file.resolve().is_relative_to(content.resolve()) or not file.is_file():
+        real, base = file.resolve(), content.resolve()
+        hidden = hidden_inside(str(real), str(base)) if real.is_relative_to(base) else None
+        if not real.is_relative_to(base) or not file.is_file() or hidden is not None:
             raise SiteError(
-                f"{file}: a link that leaves the content folder (or not a file); write the "
-                "settings into the content folder itself"
+                f"{file}: a link that leaves the content folder or leads into a hidden file "
+                "(or not a file); write the settings into the content folder itself"
             )
         try:
             loaded = read_yaml(file) or {}
@@ -152,6 +157,12 @@ def load_config(content: Path, *, base_url: str | None = None) -> SiteConfig:
             raise SiteError(f"{file}: {describe(error)}") from None
         if not isinstance(loaded, dict):
             raise SiteError(f"{file}: expected a mapping of settings (title, navigation, ...)")
+        damage = lone_surrogate(loaded)
+        if damage is not None:
+            raise SiteError(
+                f"{file}: {damage}, which UTF-8 cannot hold and so no page can show; write the "
+                "character itself, or remove the escape that made it"
+            )
         data = loaded
     if base_url is not None:
         data = {**data, "base_url": base_url}

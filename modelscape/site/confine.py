@@ -4,9 +4,11 @@ A content folder may come from a contributor's pull request and be built by CI w
 in its environment, so nothing in it is taken at its word:
 
 - :func:`content_files` lists the files under a folder of the content, following a symbolic
-  link only when it stays inside the content folder; a link that leaves it (``env.txt ->
-  /proc/self/environ``), and anything that is not a regular file (a FIFO would hang the
-  build), is left out with a warning that names it.
+  link only to a regular file inside the content folder and outside its hidden files and
+  folders; a link that leaves it (``env.txt -> /proc/self/environ``), one into ``.git/`` or
+  to ``.env``, one to a folder, a hard link with a name outside the content's files, and
+  anything that is not a regular file (a FIFO would hang the build), is left out with a
+  warning that names it.
 - :class:`OutputFolder` writes and removes files by site path (``reports/x.html``) and refuses
   any path that would leave the output folder: absolute, with ``..``, or through a linked
   folder. It never writes through a symbolic link; it replaces the link.
@@ -14,6 +16,7 @@ in its environment, so nothing in it is taken at its word:
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import stat
@@ -21,7 +24,16 @@ from pathlib import Path
 
 from modelscape.site.config import SiteError
 
-__all__ = ["OutputFolder", "content_files", "is_inside", "site_path"]
+__all__ = [
+    "HardLinks",
+    "OutputFolder",
+    "content_files",
+    "hidden_inside",
+    "is_inside",
+    "lone_surrogate",
+    "replace_file",
+    "site_path",
+]
 
 
 def is_inside(path: Path, folder: Path) -> bool:
@@ -53,25 +65,67 @@ def site_path(path: object) -> str | None:
     return path
 
 
+def hidden_inside(real: str, base: str) -> str | None:
+    """The first hidden part (``.git``, ``.env``) of ``real``, a real path inside the real
+    folder ``base``, or None."""
+    relative = real[len(base) :].lstrip(os.sep)
+    return next((part for part in relative.split(os.sep) if part.startswith(".")), None)
+
+
+class HardLinks:
+    """The files found that have more than one name, to tell those with a name elsewhere.
+
+    A hard link cannot be told from the file it names: ``pages/key.txt`` made with ``ln
+    ~/.netrc`` is a regular file inside the content folder. It does say how many names it
+    has, though (``st_nlink``): a file with more names than the build found for it has one
+    somewhere else, which may be anything, so it is not read.
+    """
+
+    def __init__(self) -> None:
+        self._names: dict[tuple[int, int], tuple[int, set[str], list[Path]]] = {}
+
+    def add(self, path: Path, info: os.stat_result) -> None:
+        """Note a file found (``info``: its ``stat``, links followed)."""
+        if info.st_nlink > 1:
+            _, names, paths = self._names.setdefault(
+                (info.st_dev, info.st_ino), (info.st_nlink, set(), [])
+            )
+            names.add(os.path.realpath(path))
+            paths.append(path)
+
+    def elsewhere(self, warnings: list[str]) -> set[Path]:
+        """The files with a name that was not found, each warned about."""
+        found: set[Path] = set()
+        for count, names, paths in self._names.values():
+            if len(names) < count:
+                for path in paths:
+                    warnings.append(
+                        f"{path}: a hard link with {count} names, {count - len(names)} of them "
+                        "outside the content's files; skipped (a hard link can bring any file "
+                        "into the content folder: copy the file instead)"
+                    )
+                found.update(paths)
+        return found
+
+
 def content_files(
     folder: Path, root: Path, warnings: list[str], *, hidden: bool = False
 ) -> list[Path]:
     """Every regular file under ``folder`` (hidden ones left out, unless ``hidden``), sorted.
 
-    Links are followed only where they resolve inside ``root``, the content folder; every
-    other link, and every special file, is skipped with a warning naming it.
+    A link is followed only to a regular file inside ``root``, the content folder, and
+    never to one in a hidden folder or a hidden file (``pages/config.txt -> ../.git/config``
+    when the content folder is a repository's root); every other link (to a folder too), a
+    hard link with a name outside these files, and every special file, is skipped with a
+    warning naming it.
     """
     found: list[Path] = []
     if not folder.is_dir():
         return found
-    base = root.resolve()
-    visited: set[Path] = set()
+    base = os.fspath(root.resolve())
+    links = HardLinks()
 
     def visit(directory: Path) -> None:
-        real = directory.resolve()
-        if real in visited:  # a link back up the tree
-            return
-        visited.add(real)
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as error:
@@ -81,26 +135,66 @@ def content_files(
             if entry.name.startswith(".") and not hidden:
                 continue
             path = directory / entry.name
-            if entry.is_symlink() and not is_inside(path, base):
-                warnings.append(
-                    f"{path}: a link that leaves the content folder; skipped (links may "
-                    "point only to files inside the content folder)"
-                )
+            if entry.is_symlink() and not _followed(path, base, warnings):
                 continue
             try:
-                mode = path.stat().st_mode  # of the link's target
+                info = path.stat()  # of the link's target
             except OSError as error:
                 warnings.append(f"{path}: cannot read it ({error.strerror}); skipped")
                 continue
-            if stat.S_ISDIR(mode):
+            if stat.S_ISDIR(info.st_mode) and not entry.is_symlink():
                 visit(path)
-            elif stat.S_ISREG(mode):
+            elif stat.S_ISDIR(info.st_mode):
+                warnings.append(
+                    f"{path}: a link to a folder; skipped (links may point only to files "
+                    "inside the content folder)"
+                )
+            elif stat.S_ISREG(info.st_mode):
                 found.append(path)
+                links.add(path, info)
             else:
                 warnings.append(f"{path}: not a regular file (a pipe or device); skipped")
 
     visit(folder)
-    return found
+    elsewhere = links.elsewhere(warnings)
+    return [path for path in found if path not in elsewhere]
+
+
+def _followed(path: Path, base: str, warnings: list[str]) -> bool:
+    """Whether a link may be followed: to a place inside the content folder (``base``, its
+    real path), and not through a hidden part; if not, warn that it is skipped."""
+    try:
+        real = os.fspath(path.resolve())
+    except (OSError, RuntimeError):  # a link loop
+        real = ""
+    if not (real == base or real.startswith(base.rstrip(os.sep) + os.sep)):
+        warnings.append(
+            f"{path}: a link that leaves the content folder; skipped (links may point only "
+            "to files inside the content folder)"
+        )
+        return False
+    secret = hidden_inside(real, base)
+    if secret is not None:
+        warnings.append(
+            f"{path}: a link into {secret}, a hidden file or folder (such as .git or .env), "
+            "which a build never reads; skipped"
+        )
+        return False
+    return True
+
+
+def _encoded(path: str, text: str) -> bytes:
+    """``text`` as UTF-8; a lone surrogate, which UTF-8 has no form for, is a SiteError that
+    names the file and the place rather than a traceback."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        line = text.count("\n", 0, error.start) + 1
+        raise SiteError(
+            f"{path}: line {line}: a lone surrogate (U+{ord(text[error.start]):04X}), which "
+            "UTF-8 cannot hold, reached the page from one of its inputs; remove the escape "
+            "(such as \\ud800) that made it"
+        ) from None
 
 
 class OutputFolder:
@@ -108,6 +202,8 @@ class OutputFolder:
 
     def __init__(self, folder: Path) -> None:
         self.folder = folder
+        #: The size and sha256 of every file written, by site path.
+        self.written: dict[str, tuple[int, str]] = {}
 
     def create(self) -> None:
         """Make the folder (and its parents) if missing; say clearly when that fails."""
@@ -144,10 +240,11 @@ class OutputFolder:
             if target.is_symlink() or target.is_file():
                 target.unlink()
             if isinstance(data, str):
-                data = data.encode("utf-8")
+                data = _encoded(path, data)
             target.write_bytes(data)
         except OSError as error:
             raise SiteError(f"cannot write {target}: {error.strerror}") from None
+        self.written[path] = (len(data), hashlib.sha256(data).hexdigest())
 
     def remove(self, path: str) -> bool:
         """Remove one file the build made before; False if the path is not one it could make."""
@@ -171,3 +268,48 @@ class OutputFolder:
             return (self.folder / clean).stat().st_size if clean is not None else None
         except OSError:
             return None
+
+
+def replace_file(path: Path, data: bytes) -> bytes:
+    """Write ``data`` to ``path`` through a temporary file moved into its place (a crash
+    leaves the old file or the new one); return ``data``."""
+    temporary = path.with_name(path.name + ".tmp")
+    # Never write through a link (or a file hard-linked with the published site) left in
+    # the output folder: start from no file at all.
+    if temporary.is_symlink() or temporary.exists():
+        temporary.unlink()
+    temporary.write_bytes(data)
+    os.replace(temporary, path)
+    return data
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(value: object, place: str = "") -> str | None:
+    """Where in ``value`` (YAML or JSON data) a text holds a lone surrogate, or None.
+
+    A YAML or JSON escape such as ``"\\ud800"`` reads as a surrogate code point alone,
+    which UTF-8 cannot encode, so any page showing it would fail to be written. The answer
+    names the place as a path into the data (``prompt``, ``slots.item[2]``) and the code
+    point: ``slots.item[2]: a lone surrogate (U+D800)``.
+    """
+    if isinstance(value, str):
+        found = _SURROGATE.search(value)
+        if found is None:
+            return None
+        return f"{place or 'the text'}: a lone surrogate (U+{ord(found.group()):04X})"
+    if isinstance(value, dict):
+        for key, item in value.items():
+            name = str(key)
+            if _SURROGATE.search(name):
+                return lone_surrogate(name, f"{place}.<key>" if place else "<key>")
+            where = lone_surrogate(item, f"{place}.{name}" if place else name)
+            if where is not None:
+                return where
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            where = lone_surrogate(item, f"{place}[{index}]")
+            if where is not None:
+                return where
+    return None

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,10 +30,18 @@ from pathlib import Path
 import yaml
 
 from modelscape._yaml import describe, read_yaml
+from modelscape.errors import ModelscapeError
 from modelscape.site.config import SiteConfig, SiteError, load_config
-from modelscape.site.confine import content_files, site_path
+from modelscape.site.confine import (
+    HardLinks,
+    content_files,
+    hidden_inside,
+    lone_surrogate,
+    site_path,
+)
 
 __all__ = [
+    "PUBLISHED_NAMES",
     "PUBLISHED_SUFFIXES",
     "RESERVED_FILES",
     "RESERVED_FOLDERS",
@@ -106,9 +115,9 @@ class FileHashes:
     def __call__(self, path: Path) -> str:
         """The sha256 of a file's bytes (hex, shortened)."""
         key = self.label(path)
-        stat = path.stat()
+        info = path.stat()
         cached = self.known.get(key)
-        if cached is not None and cached[0] == stat.st_size and cached[1] == stat.st_mtime_ns:
+        if cached is not None and cached[0] == info.st_size and cached[1] == info.st_mtime_ns:
             digest = str(cached[2])
         else:
             hasher = hashlib.sha256()
@@ -116,15 +125,24 @@ class FileHashes:
                 for block in iter(lambda: file.read(1 << 20), b""):
                     hasher.update(block)
             digest = hasher.hexdigest()[:20]
-        self.seen[key] = [stat.st_size, stat.st_mtime_ns, digest]
+        self.seen[key] = [info.st_size, info.st_mtime_ns, digest]
         return digest
 
 
-#: Site paths the build makes itself; a page or file of the content may not take them.
+#: Site paths the build makes itself; a page or file of the content may not take them. Names
+#: of other modules, written out here because a build with nothing to make never imports
+#: those modules (a test checks that every file a build writes is reserved).
 RESERVED_FILES = frozenset(
-    {"index.html", "search.html", "404.html", "sitemap.xml", "leaderboard.csv", "leaderboard.json"}
+    {
+        *("index.html", "search.html", "404.html", "sitemap.xml", ".nojekyll"),
+        *("leaderboard.csv", "leaderboard.json"),  # modelscape.site.exports
+        # The manifest, the pages file and the marker (modelscape.site.ownership).
+        *(".modelscape-manifest.json", ".modelscape-pages.json", ".modelscape-build"),
+    }
 )
-RESERVED_FOLDERS = frozenset({"assets", "scenarios", "reports", "models"})
+#: ``assets/`` holds the search index, the shared and the theme's files; ``pagefind/`` the
+#: Pagefind index (modelscape.site.search).
+RESERVED_FOLDERS = frozenset({"assets", "scenarios", "reports", "models", "pagefind"})
 #: The kinds of file a page folder may publish beside its markdown pages. Anything a browser
 #: would run as a document of the site (HTML, SVG, XML, scripts) is left out: it would run
 #: with the site's address and outside its policy.
@@ -137,11 +155,21 @@ PUBLISHED_SUFFIXES = frozenset(
 )  # fmt: skip
 
 
+#: Files without a suffix that a page folder may publish: ``CNAME``, the custom domain
+#: GitHub Pages reads from the top of a site published from a branch.
+PUBLISHED_NAMES = frozenset({"CNAME"})
+
+
 def reserved(path: str) -> str | None:
-    """Why the build keeps site path ``path`` for itself, or None if a page may use it."""
-    first = path.split("/", 1)[0]
-    if path in RESERVED_FILES or (first in RESERVED_FOLDERS and "/" in path):
-        return f"{first if '/' in path else path} is made by the build"
+    """Why the build keeps site path ``path`` for itself, or None if a page may use it.
+
+    Compared without case: on a file system that ignores it (macOS, Windows),
+    ``pages/Index.md`` would replace ``index.html``.
+    """
+    folded = path.casefold()
+    first = folded.split("/", 1)[0]
+    if folded in RESERVED_FILES or (first in RESERVED_FOLDERS and "/" in folded):
+        return f"{first if '/' in folded else folded} is made by the build"
     return None
 
 
@@ -184,14 +212,21 @@ def _inside(
         # Lexical, as Path.is_relative_to is, on the text of the real path.
         inside = real == base or real.startswith(base.rstrip(os.sep) + os.sep)
     except (OSError, RuntimeError):  # a link loop
-        inside = False
-    if inside:
-        return True
-    warnings.append(
-        f"{path}: a link that leaves the content folder; {what} (links may point only to "
-        "files inside the content folder)"
-    )
-    return False
+        real, inside = "", False
+    if not inside:
+        warnings.append(
+            f"{path}: a link that leaves the content folder; {what} (links may point only to "
+            "files inside the content folder)"
+        )
+        return False
+    secret = hidden_inside(real, base)
+    if secret is not None:
+        warnings.append(
+            f"{path}: a link into {secret}, a hidden file or folder (such as .git or .env), "
+            f"which a build never reads; {what}"
+        )
+        return False
+    return True
 
 
 def _listed(path: Path) -> bool:
@@ -229,6 +264,15 @@ def _store_of(run: Path, root: Path, warnings: list[str], known: dict[str, str])
     return store
 
 
+def _regular(path: Path) -> os.stat_result | None:
+    """The ``stat`` of a regular file (links followed), or None."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info if stat.S_ISREG(info.st_mode) else None
+
+
 def _runs(root: Path, real: Path, warnings: list[str]) -> list[RunFolder]:
     """The run folders of ``root`` (resolved: ``real``) that have a report."""
     folder = root / "runs"
@@ -236,25 +280,49 @@ def _runs(root: Path, real: Path, warnings: list[str]) -> list[RunFolder]:
     if not folder.is_dir():
         return found
     known = {os.fspath(folder): os.fspath(folder.resolve())}
+    links = HardLinks()
     for run in sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith(".")):
         if not _inside(run, real, warnings, "skipped", known):
             continue
+        if run.is_symlink():
+            warnings.append(
+                f"{run}: a link to a folder; skipped (links may point only to files inside "
+                "the content folder)"
+            )
+            continue
         report = run / "report.json"
-        if not report.is_file():
+        info = _regular(report)
+        if info is None:
             warnings.append(f"{run}: no report.json (make it with `modelscape report -o`)")
             continue
         if not _inside(report, real, warnings, "the run is skipped", known):
             continue
+        links.add(report, info)
         store = _store_of(run, real, warnings, known)
         notes: Path | None = run / "README.md"
-        if notes is not None and not notes.is_file():
+        if notes is not None and _regular(notes) is None:
             notes = None
         if notes is not None and not _inside(
             notes, real, warnings, "its notes are left out", known
         ):
             notes = None
+        for path in (store, notes):
+            if path is not None and (info := _regular(path)) is not None:
+                links.add(path, info)
         found.append(RunFolder(run.name, report, store, notes))
-    return found
+    elsewhere = links.elsewhere(warnings)
+    if not elsewhere:
+        return found
+    return [
+        RunFolder(
+            run.name,
+            run.report,
+            None if run.store in elsewhere else run.store,
+            None if run.notes in elsewhere else run.notes,
+        )
+        for run in found
+        if run.report not in elsewhere
+    ]
 
 
 def _specs(root: Path, warnings: list[str]) -> dict[str, Path]:
@@ -263,10 +331,12 @@ def _specs(root: Path, warnings: list[str]) -> dict[str, Path]:
     folder = root / "specs"
     if not folder.is_dir():
         return specs
+    links = HardLinks()
     for path in sorted([*folder.glob("*.yaml"), *folder.glob("*.yml")]):
-        if not _inside(path, root.resolve(), warnings, "skipped"):
+        if path.name.startswith(".") or not _inside(path, root.resolve(), warnings, "skipped"):
             continue
         try:
+            links.add(path, path.stat())
             data = read_yaml(path)
         except OSError as error:
             warnings.append(f"{path}: cannot read it ({error.strerror}); skipped")
@@ -274,13 +344,24 @@ def _specs(root: Path, warnings: list[str]) -> dict[str, Path]:
         except yaml.YAMLError as error:
             warnings.append(f"{path}: {describe(error)}; skipped")
             continue
+        except ModelscapeError as error:  # a reader that names the problem itself
+            warnings.append(f"{error}; skipped")
+            continue
+        damage = lone_surrogate(data)
+        if damage is not None:
+            warnings.append(
+                f"{path}: {damage}, which UTF-8 cannot hold; the spec is skipped (write the "
+                "character itself, or remove the escape that made it)"
+            )
+            continue
         name = data.get("name") if isinstance(data, dict) else None
         name = str(name) if name else path.stem
         if name in specs:
             warnings.append(f"{path}: a second spec named {name!r} (first: {specs[name]})")
             continue
         specs[name] = path
-    return specs
+    elsewhere = links.elsewhere(warnings)
+    return {name: path for name, path in specs.items() if path not in elsewhere}
 
 
 def _pages(root: Path, warnings: list[str]) -> tuple[list[PageSource], dict[str, Path]]:
@@ -302,7 +383,7 @@ def _pages(root: Path, warnings: list[str]) -> tuple[list[PageSource], dict[str,
             warnings.append(f"{path}: its name cannot be a path of the site; skipped")
         elif path.suffix == ".md":
             pages.append(PageSource(path, site))
-        elif path.suffix.lower() not in PUBLISHED_SUFFIXES:
+        elif path.suffix.lower() not in PUBLISHED_SUFFIXES and site not in PUBLISHED_NAMES:
             warnings.append(
                 f"{path}: {path.suffix or 'a file without a suffix'} files are not published "
                 "(HTML, SVG and scripts would run outside the site's policy); write a markdown "
@@ -320,12 +401,12 @@ def discover(root: Path, *, base_url: str | None = None) -> Content:
     config = load_config(root, base_url=base_url)
     warnings: list[str] = []
     pages, files = _pages(root, warnings)
-    return Content(
-        root=root,
-        config=config,
-        specs=_specs(root, warnings),
-        runs=_runs(root, root.resolve(), warnings),
-        pages=pages,
-        files=files,
-        warnings=warnings,
-    )
+    specs = _specs(root, warnings)
+    runs = _runs(root, root.resolve(), warnings)
+    if not (pages or specs or runs):
+        warnings.append(
+            f"{root}: no specs, no runs, no pages: the site would have only its leaderboard, "
+            "search and 404 pages, all empty (is this the content folder? `modelscape init` "
+            "makes one to start from)"
+        )
+    return Content(root, config, specs, runs, pages, files, warnings)

@@ -1,45 +1,41 @@
-"""The build manifest, and the site-wide files made from it: search index, sitemap, link check.
+"""The build manifest: what the last build made, from what, and the caches a rebuild starts from.
 
 The manifest (``.modelscape-manifest.json`` in the output folder) maps each output file to the
 hash of everything it was made from (its input files, the theme, the site settings and the
-modelscape version). A rebuild renders only the outputs whose hash changed. Each page's links
-and search entry are kept beside it, in ``.modelscape-pages.json``, so that the search index,
-the sitemap and the link check cover every page without reading any page back; that file is
-read only by a build that has something to write, since a rebuild with nothing changed needs
-none of it.
+modelscape version), and to the size and sha256 of the file as the build wrote it. A rebuild
+renders only the outputs whose hash changed, and keeps an output only while its file is still
+the one written (see :mod:`modelscape.site.ownership`). Each page's links and search entry
+are kept beside it, in ``.modelscape-pages.json`` (whose sha256 the manifest holds), so that
+the search index, the sitemap and the link check (:mod:`modelscape.site.sitewide`) cover
+every page without reading any page back; that file is read only by a build that has
+something to write, since a rebuild with nothing changed needs none of it.
 The manifest also keeps the hash of every input file by size and modification time, a summary
 of each report by the hash of its file, and the key of the whole site with the warnings of its
 site-wide checks, so a rebuild with nothing changed reads almost nothing and writes nothing.
+It is sealed with a key kept outside the output folder (:mod:`modelscape.site.seal`).
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
 import json
-import os
-import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import modelscape
 from modelscape import __version__
-from modelscape.site.confine import site_path
+from modelscape.site.confine import replace_file, site_path
+from modelscape.site.seal import seal_of, sealed_body, signed
 
 __all__ = [
     "MANIFEST",
     "PAGES",
     "Manifest",
     "OutputRecord",
-    "broken_links",
-    "links_of",
     "portable",
     "restored",
-    "search_index",
-    "sitemap",
 ]
 
 #: The manifest's file name inside the output folder.
@@ -50,19 +46,19 @@ PAGES = ".modelscape-pages.json"
 #: 3: links and search entries in PAGES; the site's key and the warnings of its checks.
 #: 4: sealed; the hash of the plan's inputs, the plan's order and warnings (a rebuild with
 #: nothing changed answered without a plan, see modelscape.site.unchanged).
-_FORMAT = 4
-#: The end of a manifest: the sha256 of everything before it (see :meth:`Manifest.save`).
-_SEAL = re.compile(rb',"seal":"([0-9a-f]{64})"}')
-_SEAL_LENGTH = 75
+#: 5: sealed with a key kept outside the output folder; each output's size and sha256; the
+#: pages file's sha256; the pages skipped as damaged.
+_FORMAT = 5
 KEYS = ("outputs", "files", "summaries")
-_LINK = re.compile(r"""\s(?:href|src)="([^"]*)\"""")
+_SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass
 class OutputRecord:
     """One output file: its input hash, the site paths it links to, its search entry, the
-    warnings met while making it (repeated by every build that reuses it), and the files
-    made with it (the full text of long outputs beside a report page)."""
+    warnings met while making it (repeated by every build that reuses it), the files made
+    with it (the full text of long outputs beside a report page), and the size and sha256 of
+    the file as the build wrote it (None until it is written)."""
 
     digest: str
     links: list[str] = field(default_factory=list)
@@ -70,11 +66,15 @@ class OutputRecord:
     text: str = ""
     warnings: list[str] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
+    size: int | None = None
+    sha256: str | None = None
 
     def data(self) -> dict[str, Any]:
         """The record as the manifest keeps it (its links and search entry are in
         :meth:`page_data`)."""
         entry: dict[str, Any] = {"digest": self.digest}
+        if self.size is not None and self.sha256 is not None:
+            entry["size"], entry["sha256"] = self.size, self.sha256
         if self.warnings:
             entry["warnings"] = self.warnings
         if self.files:
@@ -105,6 +105,10 @@ class OutputRecord:
         )
         if files is not None and any(site_path(path) is None for path in record.files):
             raise ValueError("a file outside the output folder")
+        size, sha256 = entry.get("size"), entry.get("sha256")
+        if isinstance(size, int) and size >= 0 and isinstance(sha256, str):
+            valid = _SHA256.fullmatch(sha256) is not None
+            record.size, record.sha256 = (size, sha256) if valid else (None, None)
         return record
 
     def add_page(self, entry: object) -> None:
@@ -148,6 +152,13 @@ class Manifest:
     planned: list[str] = field(default_factory=list)
     #: Whether each markdown page may embed results, by the hash of its file.
     mentions: dict[str, bool] = field(default_factory=dict)
+    #: Markdown pages skipped as damaged, by the hash of their file: where the damage is.
+    damaged: dict[str, str] = field(default_factory=dict)
+    #: The seal the manifest was written or read with (what the marker is bound to), and
+    #: the sha256 of the pages file written with it; both set by :meth:`save` and
+    #: :meth:`load`.
+    seal: str | None = field(default=None, compare=False)
+    pages_sha256: str | None = field(default=None, compare=False)
 
     @classmethod
     def load(cls, folder: Path) -> Manifest:
@@ -156,17 +167,17 @@ class Manifest:
 
         The manifest sits in the output folder, which a build does not trust more than its
         content: a manifest naming a path outside the folder (``../x``, ``/etc/x``) is
-        corrupt, so nothing it lists is ever removed. One whose seal is not the hash of its
-        text (edited by hand, damaged, cut short) is not read at all: what it keeps decides
-        which pages are made again, so no part of it is trusted alone.
+        corrupt, so nothing it lists is ever removed. One whose seal is not the one the
+        build's key gives (edited by hand or by anyone who can write the folder, damaged, cut
+        short, written on another machine) is not read at all: what it keeps decides which
+        pages are made again and which files are kept, so no part of it is trusted alone.
         """
         try:
             text = (folder / MANIFEST).read_bytes()
-            body, end = text[:-_SEAL_LENGTH], text[-_SEAL_LENGTH:]
-            sealed = _SEAL.fullmatch(end)
-            if sealed is None or hashlib.sha256(body).hexdigest() != sealed.group(1).decode():
+            body = sealed_body(text)
+            if body is None:
                 return cls()
-            data = json.loads(body + b"}")
+            data = json.loads(body)
         except (OSError, ValueError, RecursionError):
             return cls()
         if not isinstance(data, dict):
@@ -188,27 +199,38 @@ class Manifest:
                     raise ValueError(f"a file hash that is not [size, time, digest]: {key!r}")
             site_key, checks = data.get("key"), _texts(data.get("checks", []))
             order, planned = _texts(data.get("order", [])), _texts(data.get("planned", []))
-            inputs = data.get("inputs")
-            mentions = data.get("mentions", {})
+            inputs, pages = data.get("inputs"), data.get("pages")
+            mentions, damaged = data.get("mentions", {}), data.get("damaged", {})
             if not isinstance(mentions, dict) or not all(
                 isinstance(value, bool) for value in mentions.values()
             ):
                 raise ValueError("a page's answer that is not true or false")
+            if not isinstance(damaged, dict) or not all(
+                isinstance(value, str) for value in damaged.values()
+            ):
+                raise ValueError("a damaged page's place that is not text")
         except ValueError:
             return cls()
         site_key = site_key if isinstance(site_key, str) else None
         inputs = inputs if isinstance(inputs, str) else None
-        kept = (site_key, checks, inputs, order, planned, mentions)
-        return cls(outputs, dict(files), dict(summaries), *kept)
+        kept = (site_key, checks, inputs, order, planned, mentions, damaged)
+        manifest = cls(outputs, dict(files), dict(summaries), *kept)
+        manifest.seal = seal_of(text)
+        manifest.pages_sha256 = pages if isinstance(pages, str) else None
+        return manifest
 
     def read_pages(self, folder: Path) -> None:
         """Add every output's links and search entry from the pages file beside the manifest.
 
-        The file must have been written with this manifest (the same key): otherwise, or if
-        it is missing or corrupt, the outputs are forgotten, and every page is made again.
+        The file must be the one written with this manifest (its sha256 is the one the
+        manifest keeps): otherwise, or if it is missing or corrupt, the outputs are
+        forgotten, and every page is made again.
         """
         try:
-            data = json.loads((folder / PAGES).read_text(encoding="utf-8"))
+            text = (folder / PAGES).read_bytes()
+            if self.pages_sha256 is None or hashlib.sha256(text).hexdigest() != self.pages_sha256:
+                raise ValueError("a pages file of another build")
+            data = json.loads(text)
             if not isinstance(data, dict) or data.get("key") != self.key or self.key is None:
                 raise ValueError("a pages file of another build")
             pages = data.get("pages")
@@ -225,7 +247,9 @@ class Manifest:
         or the new one; the build's staging makes the pair one change)."""
         outputs = sorted(self.outputs.items())
         pages = {path: data for path, record in outputs if (data := record.page_data())}
-        _write(folder / PAGES, {"format": _FORMAT, "key": self.key, "pages": pages})
+        listed = {"format": _FORMAT, "key": self.key, "pages": pages}
+        written = replace_file(folder / PAGES, json.dumps(listed, separators=(",", ":")).encode())
+        self.pages_sha256 = hashlib.sha256(written).hexdigest()
         data = {
             "format": _FORMAT,
             "modelscape": __version__,
@@ -238,96 +262,14 @@ class Manifest:
             "order": self.order,
             "planned": self.planned,
             "mentions": self.mentions,
+            "damaged": self.damaged,
+            "pages": self.pages_sha256,
         }
-        # The seal, last: the sha256 of the text before it, so the manifest stays one JSON
-        # object and its reader checks it without writing the data out again.
-        body = json.dumps(data, separators=(",", ":")).encode("utf-8")[:-1]
-        seal = hashlib.sha256(body).hexdigest()
-        _write(folder / MANIFEST, body + f',"seal":"{seal}"}}'.encode())
-
-
-def _write(path: Path, data: dict[str, Any] | bytes) -> None:
-    """Write JSON data (or its text) to ``path`` through a temporary file moved into its
-    place."""
-    temporary = path.with_name(path.name + ".tmp")
-    # Never write through a link (or a file hard-linked with the published site) left in
-    # the output folder: start from no file at all.
-    if temporary.is_symlink() or temporary.exists():
-        temporary.unlink()
-    if not isinstance(data, bytes):
-        data = json.dumps(data, separators=(",", ":")).encode("utf-8")
-    temporary.write_bytes(data)
-    os.replace(temporary, path)
-
-
-def links_of(page: str) -> list[str]:
-    """Every ``href`` and ``src`` of an HTML page, in order, each once."""
-    return list(dict.fromkeys(html.unescape(link) for link in _LINK.findall(page)))
-
-
-def _resolve(page: str, link: str, base_path: str) -> str | None:
-    """The site path a link of ``page`` points to, or None if it leaves the site."""
-    parts = urlsplit(link)
-    if parts.scheme or parts.netloc or not parts.path:
-        return None  # another site, mailto:, data:, or a fragment of this page
-    path = unquote(parts.path)
-    if path.startswith("/"):
-        if not path.startswith(base_path):
-            return "\0" + path  # an absolute path outside the site: always broken
-        path = path[len(base_path) :]
-    else:
-        path = posixpath.normpath(posixpath.join(posixpath.dirname(page), path))
-    if path == "." or path.endswith("/"):
-        path = posixpath.join(path, "index.html")
-    return path
-
-
-def broken_links(outputs: dict[str, OutputRecord], base_path: str) -> list[str]:
-    """Warnings for links of any output that point at no file of the site."""
-    warnings = []
-    for page, record in sorted(outputs.items()):
-        for link in record.links:
-            target = _resolve(page, link, base_path)
-            if target is not None and target not in outputs:
-                warnings.append(f"{page}: broken link {link!r} (no {target.lstrip(chr(0))})")
-    return warnings
-
-
-def search_index(outputs: dict[str, OutputRecord]) -> str:
-    """The search index as a script that sets ``window.MODELSCAPE_SEARCH``.
-
-    A script rather than JSON, so the search page loads it with ``<script src>``, which works
-    from ``file://`` where ``fetch`` of a local JSON file is refused.
-    """
-    pages = [
-        {"url": path, "title": record.title, "text": record.text}
-        for path, record in sorted(outputs.items())
-        if record.title is not None
-    ]
-    text = json.dumps({"pages": pages}, ensure_ascii=False, separators=(",", ":"))
-    # The JSON sits in a script file, not in HTML, but "</" is still escaped so that nothing in
-    # it could ever end a script element if the index were inlined.
-    return "window.MODELSCAPE_SEARCH = " + text.replace("</", "<\\/") + ";\n"
-
-
-def sitemap(paths: list[str], base_url: str) -> str:
-    """``sitemap.xml`` of the given pages, each at its absolute address under ``base_url``.
-
-    Crawlers ignore relative locations, so a site without a public address has no sitemap
-    (the build leaves it out and says so).
-    """
-
-    def location(path: str) -> str:
-        return base_url + ("" if path == "index.html" else path)
-
-    entries = "".join(
-        f"  <url><loc>{html.escape(location(p))}</loc></url>\n" for p in sorted(paths)
-    )
-    return (
-        '<?xml version="1.0" encoding="UTF-8"?>\n'
-        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">\n'
-        f"{entries}</urlset>\n"
-    )
+        # The seal, last, so the manifest stays one JSON object and its reader checks it
+        # without writing the data out again.
+        body = json.dumps(data, separators=(",", ":")).encode()[:-1]
+        text = replace_file(folder / MANIFEST, signed(body))
+        self.seal = seal_of(text)
 
 
 def _local(root: Path) -> list[tuple[str, str]]:

@@ -22,14 +22,18 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from modelscape._yaml import describe, load_yaml
+from modelscape.site import limits
 from modelscape.site.config import SiteError
+from modelscape.site.confine import lone_surrogate
 
 __all__ = [
     "EMBED_BLOCK",
     "EMBED_INLINE",
     "MAX_PAGE_BYTES",
+    "DamagedTextError",
     "Embed",
     "Markdown",
+    "front_matter_damage",
     "hide_comments",
     "parse_markdown",
     "read_page",
@@ -174,7 +178,9 @@ def render_markdown(
     in its file (front matter), so that the lines given to ``embed`` are the file's.
     """
     parser = _parser()
-    tokens = parser.parse(text)
+    # Bounded in time (see modelscape.site.limits), but not the embeds, which read runs.
+    with limits.time_limit():
+        tokens = parser.parse(text)
     if embed is not None:
         _embed(tokens, embed, offset)
     if local_links:
@@ -185,7 +191,13 @@ def render_markdown(
         for token in tokens:
             if token.type in ("heading_open", "heading_close"):
                 token.tag = f"h{min(int(token.tag[1]) + 2, 6)}"
-    return str(parser.renderer.render(tokens, parser.options, {}))
+    with limits.time_limit():
+        made = str(parser.renderer.render(tokens, parser.options, {}))
+    if len(made) > limits.MAX_OUTPUT_CHARS:
+        raise limits.PageTooLargeError(
+            f"it makes more than {limits.MAX_OUTPUT_CHARS:,} characters of HTML"
+        )
+    return made
 
 
 def read_page(path: Path) -> str:
@@ -206,11 +218,36 @@ def read_page(path: Path) -> str:
         ) from None
 
 
+class DamagedTextError(SiteError):
+    """A markdown file holds text that no page can: the build leaves the item out, with a
+    warning that names the file and the place."""
+
+
+#: What to do about a lone surrogate.
+_MEND = "write the character itself, or remove the escape (such as \\ud800) that made it"
+
+
+def front_matter_damage(text: str) -> str | None:
+    """Where a markdown page's front matter holds a lone surrogate (``front matter: title:
+    a lone surrogate (U+D800)``), or None, also when it has no front matter or one that does
+    not read (which making the page reports)."""
+    match = _FRONT.match(text)
+    if match is None or "\\" not in match.group(1):  # only an escape makes one
+        return None
+    try:
+        loaded = load_yaml(match.group(1))
+    except yaml.YAMLError:
+        return None
+    damage = lone_surrogate(loaded)
+    return None if damage is None else f"front matter: {damage}"
+
+
 def parse_markdown(path: Path, *, local_links: bool = True, embed: Embed | None = None) -> Markdown:
     """A markdown page with its front matter, title and plain text (for the search index).
 
     Comments that start a line are left out (:func:`hide_comments`); ``embed`` makes the
-    HTML of embedded results (see :data:`Embed`).
+    HTML of embedded results (see :data:`Embed`). Front matter holding a lone surrogate is a
+    :class:`DamagedTextError` error.
     """
     source = hide_comments(read_page(path), where=str(path))
     meta: dict[str, object] = {}
@@ -226,6 +263,11 @@ def parse_markdown(path: Path, *, local_links: bool = True, embed: Embed | None 
         for key, value in loaded.items():
             if not isinstance(value, str | int | float) or isinstance(value, bool):
                 raise SiteError(f"{path}: front matter: {key}: must be text")
+        damage = lone_surrogate(loaded)
+        if damage is not None:
+            raise DamagedTextError(
+                f"{path}: front matter: {damage}, which UTF-8 cannot hold; {_MEND}"
+            )
         meta = loaded
         offset = source[: match.end()].count("\n")
         source = source[match.end() :]
@@ -233,6 +275,14 @@ def parse_markdown(path: Path, *, local_links: bool = True, embed: Embed | None 
     if not title:
         heading = re.search(r"^#\s+(.+?)\s*#*\s*$", source, re.MULTILINE)
         title = heading.group(1) if heading else path.stem.replace("-", " ").capitalize()
-    body = render_markdown(source, local_links=local_links, embed=embed, offset=offset)
+    try:
+        body = render_markdown(source, local_links=local_links, embed=embed, offset=offset)
+    except limits.RenderTimeoutError:
+        raise SiteError(
+            f"{path}: rendering its markdown took longer than {limits.RENDER_SECONDS:g} s; "
+            "the page is refused"
+        ) from None
+    except limits.PageTooLargeError as error:
+        raise SiteError(f"{path}: {error}; the page is refused") from None
     plain = html.unescape(" ".join(_TAGS.sub(" ", body).split()))
     return Markdown(title, str(meta.get("description") or ""), body, plain)

@@ -25,8 +25,8 @@ from modelscape.scenario import Scenario
 from modelscape.site.catalog import Catalog
 from modelscape.site.content import Content, PageSource, RunFolder
 from modelscape.site.embeds import Embeds, RunData
-from modelscape.site.markdown import Markdown, parse_markdown
-from modelscape.site.render import Frame, relative_root, render
+from modelscape.site.markdown import DamagedTextError, Markdown, parse_markdown
+from modelscape.site.render import Frame, relative_root, render, rendering
 from modelscape.site.theme import Theme
 from modelscape.site.views import (
     ChartsPage,
@@ -184,7 +184,12 @@ class PageMaker:
 
         def make() -> Made:
             report = self.loaded.get(run.name) or Report.load(run.report)
-            notes = parse_markdown(run.notes, local_links=False) if run.notes is not None else None
+            notes = None
+            try:
+                if run.notes is not None:
+                    notes = parse_markdown(run.notes, local_links=False)
+            except DamagedTextError as error:
+                self.warnings.append(f"{error}; the run's notes are left out")
             try:
                 outputs = None if run.store is None else self.outputs(run.store, report)
                 page = SiteReportPage(
@@ -232,11 +237,12 @@ class PageMaker:
             items, evidence, figures = embeds.finish()
             body, text = document.html, document.text
             if items:
-                module = self.theme.environment.get_template("embed.html.j2").module
                 root = relative_root(source.output)
+                with rendering("embed.html.j2"):
+                    module = self.theme.environment.get_template("embed.html.j2").module
+                    made = [str(getattr(module, item["kind"])(item, root)) for item in items]
                 for index, item in enumerate(items):
-                    made = str(getattr(module, item["kind"])(item, root))
-                    body = body.replace(f"\0embed{index}\0", made, 1)
+                    body = body.replace(f"\0embed{index}\0", made[index], 1)
                     shown = item["cell"].text if item["kind"] == "number" else ""
                     text = text.replace(f"\0embed{index}\0", shown, 1)
             kind = ChartsPage if figures else ResultsPage if embeds.used else MarkdownPage

@@ -19,11 +19,13 @@ from modelscape.pages.page import PLOTLY_FILE, PLOTLY_LICENSE, STYLESHEET
 from modelscape.pages.report import disagreement
 from modelscape.report.report import Report
 from modelscape.site.catalog import Catalog, RunSummary
+from modelscape.site.config import SiteError
 from modelscape.site.content import Content, FileHashes, RunFolder
 from modelscape.site.embeds import mentions
 from modelscape.site.exports import leaderboard_files
 from modelscape.site.jobs import Job, digest_of
 from modelscape.site.manifest import Manifest
+from modelscape.site.markdown import front_matter_damage
 from modelscape.site.pagesource import PageMaker
 from modelscape.site.render import ASSETS
 from modelscape.site.theme import Theme
@@ -106,16 +108,28 @@ def _summaries(
 
 
 def _mentions(
-    source: Path, digest: str, known: dict[str, bool], mentioned: dict[str, bool] | None
-) -> bool:
-    """Whether a markdown page may embed results: the last build's answer for a file of the
-    same hash (the manifest is sealed, so the answer is the one a build wrote), else read."""
-    uses = known.get(digest)
-    if uses is None:
-        uses = mentions(source.read_bytes().decode("utf-8", "replace"))
-    if mentioned is not None:
-        mentioned[digest] = uses
-    return uses
+    source: Path,
+    digest: str,
+    manifest: Manifest,
+    mentioned: dict[str, bool] | None,
+    damaged: dict[str, str] | None,
+) -> bool | str:
+    """Whether a markdown page may embed results, or, for a page no site can show (front
+    matter holding a lone surrogate), where it is damaged: the last build's answer for a
+    file of the same hash (the manifest is sealed, so the answer is the one a build wrote),
+    else read."""
+    answer: bool | str | None = manifest.mentions.get(digest)
+    if answer is None:
+        answer = manifest.damaged.get(digest)
+    if answer is None:
+        text = source.read_bytes().decode("utf-8", "replace")
+        answer = front_matter_damage(text) or mentions(text)
+    if isinstance(answer, str):
+        if damaged is not None:
+            damaged[digest] = answer
+    elif mentioned is not None:
+        mentioned[digest] = answer
+    return answer
 
 
 def plan(
@@ -129,6 +143,7 @@ def plan(
     workers: int | None = None,
     registered: list[str] | None = None,
     mentioned: dict[str, bool] | None = None,
+    damaged: dict[str, str] | None = None,
 ) -> tuple[list[Job], dict[str, dict[str, Any]]]:
     """Every output of the site as a job, and the run summaries to keep for the next build.
 
@@ -138,7 +153,8 @@ def plan(
     ``registered``: the scenarios looked up among installed packages go there (the plan
     then depends on what is installed, not only on files).
     ``mentioned``: whether each markdown page may embed results, by the hash of its file,
-    to keep for the next build (see :func:`_mentions`).
+    to keep for the next build (see :func:`_mentions`); ``damaged``: the pages left out as
+    damaged, by the hash of their file, with where.
     """
     runs, keys, kept = _summaries(content, hashes, manifest, warnings, workers)
     catalog = Catalog(runs, content.specs)
@@ -152,9 +168,15 @@ def plan(
     def copy(path: str, source: Path) -> None:
         jobs.append(Job(path, hashes(source), lambda: (source.read_bytes(), None, "")))
 
+    shared = (STYLESHEET, PLOTLY_FILE, PLOTLY_LICENSE)
     for name, source in theme.static.items():
+        if name in shared or name == SEARCH_INDEX:
+            raise SiteError(
+                f"{source}: the theme's static file would replace {ASSETS}/{name}, which the "
+                "build makes itself; rename it"
+            )
         copy(f"{ASSETS}/{name}", source)
-    for name in (STYLESHEET, PLOTLY_FILE, PLOTLY_LICENSE):
+    for name in shared:
         copy(f"{ASSETS}/{name}", maker.shared_asset(name))
     for path, source in content.files.items():
         copy(path, source)
@@ -216,7 +238,13 @@ def plan(
     for markdown in content.pages:
         # A page that embeds results shows the runs' numbers and links their report pages.
         digest = hashes(markdown.source)
-        uses = _mentions(markdown.source, digest, manifest.mentions, mentioned)
+        uses = _mentions(markdown.source, digest, manifest, mentioned, damaged)
+        if isinstance(uses, str):
+            warnings.append(
+                f"{markdown.source}: {uses}, which UTF-8 cannot hold; the page is skipped "
+                "(write the character itself, or remove the escape that made it)"
+            )
+            continue
         runs_used = (all_runs, slugs[2]) if uses else None
         jobs.append(
             Job(
@@ -227,4 +255,23 @@ def plan(
         )
     jobs.append(Job("search.html", digest_of(base, "search", pagefind), maker.search))
     jobs.append(Job("404.html", digest_of(base, "404"), maker.not_found))
+    _one_each(jobs)
     return jobs, kept
+
+
+#: The search index's file in the assets folder (made last, from every page's record).
+SEARCH_INDEX = "search-index.js"
+
+
+def _one_each(jobs: list[Job]) -> None:
+    """Refuse a plan that would write one path twice: every path the build writes is its
+    own (content may take none of them, see ``content.reserved``), so two jobs for one path
+    mean two inputs that claim it."""
+    seen: set[str] = set()
+    for job in jobs:
+        if job.path in seen:
+            raise SiteError(
+                f"{job.path}: two outputs of the site would be written to it (a file of the "
+                "content named like a file the build makes); rename it"
+            )
+        seen.add(job.path)

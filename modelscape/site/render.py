@@ -14,9 +14,10 @@ page can never load ``file:`` URLs, so that adds nothing when the site is served
 from __future__ import annotations
 
 import traceback
-from collections.abc import Sequence
+from collections.abc import Generator, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import jinja2
 from jinja2.exceptions import SecurityError
@@ -32,9 +33,10 @@ from modelscape.pages.page import (
     content_policy,
     source_hash,
 )
+from modelscape.site import limits
 from modelscape.site.config import SiteConfig, SiteError
 
-__all__ = ["ASSETS", "Frame", "policy", "relative_root", "render"]
+__all__ = ["ASSETS", "Frame", "policy", "relative_root", "render", "rendering"]
 
 #: The folder of the site that holds shared assets and theme static files.
 ASSETS = "assets"
@@ -152,17 +154,55 @@ def render(page: Page, env: jinja2.Environment, frame: Frame) -> str:
         **page.context(),
         **frame.variables(),
     }
+    with rendering(page.template):
+        made = _streamed(env.get_template(page.template), variables)
+    return made
+
+
+@contextmanager
+def rendering(template: str) -> Iterator[None]:
+    """Render the template ``template`` (its output, or its macros called) within the bounds
+    of :mod:`modelscape.site.limits`; any error is a :class:`SiteError` naming the template's
+    file and line."""
     try:
-        return env.get_template(page.template).render(variables)
+        with limits.time_limit():
+            yield
     except jinja2.TemplateSyntaxError as error:
-        where = error.filename or error.name or page.template
+        where = error.filename or error.name or template
         raise SiteError(f"{where}: line {error.lineno}: {error.message}") from None
     except SecurityError as error:
         raise SiteError(
-            f"{_where(error, page.template)}: refused by the template sandbox: {error}"
+            f"{_where(error, template)}: refused by the template sandbox: {error}"
         ) from None
     except jinja2.TemplateError as error:
-        raise SiteError(f"{_where(error, page.template)}: {error}") from None
+        raise SiteError(f"{_where(error, template)}: {error}") from None
+    except limits.RenderTimeoutError as error:
+        raise SiteError(
+            f"{_where(error, template)}: still rendering after {limits.RENDER_SECONDS:g} s "
+            "(a loop that does not end?); the page is refused"
+        ) from None
+    except limits.PageTooLargeError as error:
+        raise SiteError(
+            f"{_where(error, template)}: the page grew past {limits.MAX_OUTPUT_CHARS:,} "
+            "characters; the page is refused"
+        ) from None
+    except (RecursionError, OverflowError, MemoryError) as error:
+        reason = "it calls itself without end" if isinstance(error, RecursionError) else error
+        raise SiteError(f"{_where(error, template)}: {reason}; the page is refused") from None
+
+
+def _streamed(template: jinja2.Template, variables: dict[str, Any]) -> str:
+    """The template's output, counted as it is made: past :data:`limits.MAX_OUTPUT_CHARS`
+    the template is stopped where it stands (so the error carries its line)."""
+    chunks: list[str] = []
+    size = 0
+    stream = cast(Generator[str, None, None], template.generate(variables))
+    for chunk in stream:
+        size += len(chunk)
+        if size > limits.MAX_OUTPUT_CHARS:
+            stream.throw(limits.PageTooLargeError())
+        chunks.append(chunk)
+    return "".join(chunks)
 
 
 def _where(error: BaseException, template: str) -> str:

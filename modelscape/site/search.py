@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import hashlib
 import json
 import os
 import select
@@ -277,7 +278,7 @@ def pagefind_outputs(
     old = sorted(p for p in known if p.startswith(f"{PAGEFIND}/"))
     if old and all(known[p].digest == digest and site.size(p) is not None for p in old):
         result.reused.extend(old)
-        return {path: OutputRecord(digest) for path in old}
+        return {path: known[path] for path in old}
     try:
         files = pagefind_files(pages)
     except PagefindError as error:
@@ -294,7 +295,10 @@ def pagefind_outputs(
         (result.reused if same else result.rendered).append(path)
         if not same:
             site.write(path, data)
-    return {path: OutputRecord(digest) for path in files}
+    return {
+        path: OutputRecord(digest, size=len(data), sha256=hashlib.sha256(data).hexdigest())
+        for path, data in files.items()
+    }
 
 
 def output_bytes(site: OutputFolder, path: str) -> bytes:

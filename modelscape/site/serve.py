@@ -1,6 +1,8 @@
 """``modelscape serve``: preview a site on 127.0.0.1, rebuilt on every change, reloaded live.
 
-A small :mod:`http.server` serves the output folder on a loopback address only. A watcher
+A small :mod:`http.server` serves the output folder on a loopback address only, and only the
+files inside it: a path through a hidden name, or one a link takes out of the folder, is
+answered with the 404 page. A folder that is not a build's is not served at all. A watcher
 thread polls the content folder and the themes; on a change it rebuilds (incrementally) and
 bumps a version number. Every HTML page the server sends gets one extra script that polls that
 number and reloads the page when it moves; the files on disk never contain it, so the built
@@ -23,6 +25,7 @@ from urllib.parse import unquote, urlsplit
 
 from modelscape.site.build import BuildResult, build_site
 from modelscape.site.config import SiteError, load_config
+from modelscape.site.ownership import claim
 from modelscape.site.theme import default_theme
 
 __all__ = ["SiteServer", "serve_site"]
@@ -119,21 +122,34 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         if path == f"{_PREFIX}reload.js":
             self._send(200, _RELOAD.encode(), "text/javascript; charset=utf-8")
             return
-        local = Path(self.translate_path(path))
-        if local.is_dir():
-            local = local / "index.html"
-        if local.suffix == ".html" and local.is_file():
-            self._page(local, 200)
-        elif local.is_file() and self.command == "HEAD":
-            super().do_HEAD()
-        elif local.is_file():
-            super().do_GET()
-        else:
-            missing = Path(self.directory) / "404.html"
-            if missing.is_file():
+        local = self._confined(path)
+        if local is None or not local.is_file():
+            missing = self._confined("/404.html")
+            if missing is not None and missing.is_file():
                 self._page(missing, 404)
             else:
                 self._send(404, b"not found", "text/plain")
+        elif local.suffix == ".html":
+            self._page(local, 200)
+        elif self.command == "HEAD":
+            super().do_HEAD()
+        else:
+            super().do_GET()
+
+    def _confined(self, path: str) -> Path | None:
+        """The file of the site a request's path names, or None if it names none: a path
+        through a hidden part (``/.git/config``, the manifest), or one that a link (a page
+        replaced by ``-> /etc/passwd``, a folder by ``-> /etc``) takes out of the folder."""
+        if any(part.startswith(".") for part in path.split("/")):
+            return None
+        local = Path(self.translate_path(path))
+        if local.is_dir():
+            local = local / "index.html"
+        site = os.path.realpath(self.directory)
+        real = os.path.realpath(local)
+        if real != site and not real.startswith(site.rstrip(os.sep) + os.sep):
+            return None
+        return local
 
     def do_HEAD(self) -> None:
         """As GET, without the body."""
@@ -156,6 +172,8 @@ class SiteServer:
         if host not in _LOOPBACK:
             raise SiteError(f"serve listens on a loopback address only (127.0.0.1), not {host!r}")
         self.content, self.output = Path(content), Path(output)
+        # A folder that is not a site's is neither built into nor served (-o ~ by mistake).
+        claim(self.output, force=False)
         self.interval = interval
         self.on_build = on_build or (lambda outcome: None)
         self.version = 0

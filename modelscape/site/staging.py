@@ -1,9 +1,11 @@
 """Building beside the output folder, then swapping: a failed build leaves the site as it was.
 
 A build, strict or not, writes into a hidden folder next to the output folder
-(``.site.building-XXXX`` for ``site``). That folder starts as a copy of the current output,
-made of hard links where the file system allows them, so an incremental build still finds the
-pages it can reuse, and files the build did not make (a ``CNAME`` left in the folder) are kept.
+(``.site.building-XXXX`` for ``site``). That folder starts with the files of the current output
+that the build keeps, made of hard links where the file system allows them, so an incremental
+build still finds the pages it can reuse. Nothing else is carried over: a file the build did
+not write, or one changed since it wrote it (see :mod:`modelscape.site.ownership`), is not
+copied, and a link is never followed, so what the build does not keep goes with the old folder.
 Only when the build succeeds is the old folder moved aside and the new one moved into its
 place; otherwise the new folder is deleted and the output is untouched, byte for byte.
 
@@ -18,11 +20,12 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from modelscape.site.config import SiteError
+from modelscape.site.ownership import KEPT_AS_IS
 
 __all__ = ["staged"]
 
@@ -35,12 +38,23 @@ def _link_or_copy(source: str, destination: str) -> None:
         shutil.copy2(source, destination, follow_symlinks=False)
 
 
-def _copy_of(folder: Path, stage: Path) -> None:
-    """Fill ``stage`` with the files of ``folder``; links stay links and are never followed."""
+def _copy_of(folder: Path, stage: Path, keep: Collection[str]) -> None:
+    """Fill ``stage`` with the files of ``folder`` named in ``keep`` (site paths), and its
+    version control folder if it has one; no link is followed or copied."""
+    made = {os.fspath(stage)}
     try:
-        shutil.copytree(
-            folder, stage, symlinks=True, copy_function=_link_or_copy, dirs_exist_ok=True
-        )
+        for path in sorted(keep):
+            destination = os.path.join(stage, path)
+            parent = os.path.dirname(destination)
+            if parent not in made:
+                os.makedirs(parent, exist_ok=True)
+                made.add(parent)
+            _link_or_copy(os.path.join(folder, path), destination)
+        kept = folder / KEPT_AS_IS
+        if kept.is_dir() and not kept.is_symlink():
+            shutil.copytree(kept, stage / KEPT_AS_IS, symlinks=True, copy_function=_link_or_copy)
+        elif kept.is_file() and not kept.is_symlink():  # a worktree's pointer to its repository
+            _link_or_copy(os.fspath(kept), os.fspath(stage / KEPT_AS_IS))
     except (OSError, shutil.Error) as error:
         raise SiteError(
             f"cannot copy the output folder {folder} to build beside it: {error}"
@@ -57,8 +71,9 @@ def _mode_of(folder: Path) -> int:
 
 
 @contextmanager
-def staged(output: Path) -> Iterator[Path]:
-    """A folder to build the site in, swapped into ``output`` when the block succeeds.
+def staged(output: Path, keep: Collection[str]) -> Iterator[Path]:
+    """A folder to build the site in, holding the files of ``output`` named in ``keep``,
+    swapped into ``output`` when the block succeeds.
 
     If the block raises, the folder is removed and ``output`` is not touched; messages that
     name the staging folder name ``output`` instead, which is what a user knows. An output
@@ -75,7 +90,7 @@ def staged(output: Path) -> Iterator[Path]:
         raise SiteError(f"cannot create the output folder {output}: {error.strerror}") from None
     try:
         if place.is_dir():
-            _copy_of(place, stage)
+            _copy_of(place, stage, keep)
         stage.chmod(_mode_of(place))
         yield stage
     except SiteError as error:

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from jinja2.exceptions import SecurityError
 from jinja2.runtime import BlockReference, LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Cycler, Joiner, Namespace
@@ -52,14 +53,16 @@ def default_theme() -> Path:
 
 
 def _files(folder: Path) -> dict[str, Path]:
-    """Every file under ``folder`` by its relative POSIX path."""
+    """Every file under ``folder`` by its relative POSIX path; hidden files and folders
+    (``.env``, ``.git/``) are never part of a theme."""
     if not folder.is_dir():
         return {}
-    return {
-        path.relative_to(folder).as_posix(): path
-        for path in sorted(folder.rglob("*"))
-        if path.is_file()
-    }
+    found = {}
+    for path in sorted(folder.rglob("*")):
+        relative = path.relative_to(folder)
+        if path.is_file() and not any(part.startswith(".") for part in relative.parts):
+            found[relative.as_posix()] = path
+    return found
 
 
 #: Values whose methods a template may call: text, numbers and containers, which the immutable
@@ -75,6 +78,12 @@ _BOUND = (
     types.BuiltinMethodType,
     types.MethodWrapperType,
 )
+
+
+#: The most items ``*`` may make of a text or a list in a template.
+MAX_REPEAT = 10_000_000
+#: The largest whole number ``**`` may make in a template, in bits.
+MAX_POWER_BITS = 100_000
 
 
 class _Sandbox(ImmutableSandboxedEnvironment):
@@ -99,6 +108,23 @@ class _Sandbox(ImmutableSandboxedEnvironment):
     #: The class of a report page's number cells, set where the page code is imported (a build
     #: with nothing to make never imports it).
     cell: type | None = None
+    #: ``*`` and ``**`` go through :meth:`call_binop`: each is one step of C code, which the
+    #: time limit of modelscape.site.limits cannot stop part way.
+    intercepted_binops = frozenset({"*", "**"})
+
+    def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
+        """``left operator right``, refused when its result would be too large to make at
+        once (``"x" * 10**10``, ``10 ** 10 ** 10``)."""
+        if operator == "*":
+            for sequence, times in ((left, right), (right, left)):
+                repeats = isinstance(sequence, str | list | tuple) and isinstance(times, int)
+                if repeats and len(sequence) * times > MAX_REPEAT:
+                    raise SecurityError(f"a sequence repeated into more than {MAX_REPEAT:,} items")
+        elif operator == "**" and isinstance(left, int) and isinstance(right, int):
+            large = abs(left) > 1 and right > 0 and left.bit_length() * right > MAX_POWER_BITS
+            if large:
+                raise SecurityError(f"a power of more than {MAX_POWER_BITS:,} bits")
+        return super().call_binop(context, operator, left, right)
 
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
         if type(obj) is self.cell:
@@ -167,6 +193,12 @@ class Theme:
                 )
             if not site_theme.is_dir():
                 raise SiteError(f"theme folder {site_theme} does not exist (theme: in site.yaml)")
+            inner = site_theme.resolve().relative_to(self.content.resolve()).parts
+            if any(part.startswith(".") for part in inner):
+                raise SiteError(
+                    f"theme folder {site_theme} lies in a hidden folder ({'/'.join(inner)}), "
+                    "which a build never reads; move the theme out of it (theme: in site.yaml)"
+                )
             problems: list[str] = []
             content_files(site_theme, self.content, problems, hidden=True)
             if problems:

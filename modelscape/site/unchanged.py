@@ -6,9 +6,10 @@ and build options, the theme, the modelscape version, Pagefind's version, and th
 it hashes. A build that writes keeps a hash of all but the last in the manifest
 (``inputs``), and the last are the manifest's table of input files, by size and modification
 time. When a new build finds the same hash, every file of that table with the same size and
-time, and every output of the manifest still in the output folder, its plan would be the last
-one, output for output, and the site as it stands is what it would make: it returns at once,
-without loading the report and page code or planning 11,000 jobs.
+time, every output of the manifest still the file the build wrote and nothing else in the
+output folder (see :mod:`modelscape.site.ownership`), its plan would be the last one, output
+for output, and the site as it stands is what it would make: it returns at once, without
+loading the report and page code or planning 11,000 jobs.
 
 Scenarios written in Python are found among the installed packages' entry points: the hash
 holds every entry of that group with its package and version, so installing, removing or
@@ -18,8 +19,9 @@ theme and modelscape, is never answered this way: such a build keeps no ``inputs
 the next build plans as before. (Modelscape's own scenarios go with its version, as its page
 code and templates do.)
 
-The manifest is sealed (see :mod:`modelscape.site.manifest`): one edited by hand or damaged is
-not read at all, so none of what it keeps can make a stale page survive.
+The manifest is sealed with a key kept outside the output folder (see
+:mod:`modelscape.site.seal`): one edited by hand or damaged is not read at all, so none of what
+it keeps can make a stale page survive.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from modelscape._version import DISTRIBUTION
 from modelscape.site.content import Content
 from modelscape.site.jobs import BuildResult, digest_of
 from modelscape.site.manifest import Manifest, portable, restored
+from modelscape.site.ownership import OutputState
 
 __all__ = ["SCENARIOS", "fingerprint", "own_scenarios", "plugins", "quick_result"]
 
@@ -119,38 +122,18 @@ def _same_files(table: dict[str, list[object]], bases: dict[str, Path]) -> bool:
     return True
 
 
-def _present(folder: Path, paths: Iterable[str]) -> bool:
-    """Whether every path (a site path the sealed manifest holds) is a file of the folder.
-
-    Each folder is listed once instead of asking for each of 20,000 files; a name that is a
-    link counts if it leads to a file, and a folder where a file was does not count.
-    """
-    listed: dict[str, set[str]] = {}
-    for path in paths:
-        parent, _, name = path.rpartition("/")
-        names = listed.get(parent)
-        if names is None:
-            try:
-                with os.scandir(folder / parent) as entries:
-                    names = {entry.name for entry in entries if entry.is_file()}
-            except OSError:
-                return False
-            listed[parent] = names
-        if name not in names:
-            return False
-    return True
-
-
 def quick_result(
     found: Content,
     folder: Path,
     manifest: Manifest,
     inputs: str,
     bases: dict[str, Path],
+    state: OutputState,
 ) -> BuildResult | None:
     """The result of a build with nothing to write, as the planning build would give it (the
     same outputs reused, the same warnings in the same order), or None when something may
-    have changed."""
+    have changed: an input, or the output folder (``state``: an output that is not the file
+    the build wrote, or anything else in the folder)."""
     if manifest.inputs is None or manifest.inputs != inputs:
         return None
     outputs = manifest.outputs
@@ -162,7 +145,7 @@ def quick_result(
     for path in manifest.order:
         listed.extend([path, *outputs[path].files])
     listed.extend(sorted(set(outputs) - set(listed)))
-    if not _present(folder, listed):
+    if not state.keeps(listed):
         return None
     root = found.root
     result = BuildResult(folder, warnings=list(found.warnings))

@@ -1,0 +1,100 @@
+"""Bounds on rendering: how long a template or a markdown page may take, and how large it grows.
+
+Jinja's sandbox keeps a theme's template from reaching Python, but not from looping for ever
+(``{% for i in range(100000) %}{% for j in range(100000) %}``), recursing, or growing a page
+without end; markdown-it can be made slow by a page built to be. A contributed theme or page
+is built by CI, so each is bounded here, and a page past a bound is refused with the file (and
+for a template the line) at fault, instead of a build that hangs or dies with a traceback:
+
+- **time**: :func:`time_limit` stops the code rendering one template or one markdown document
+  after :data:`RENDER_SECONDS`. A watchdog thread raises :class:`RenderTimeoutError` in the
+  rendering thread (CPython's ``PyThreadState_SetAsyncExc``), which any thread can do, so
+  the bound holds in ``modelscape serve``'s watcher thread as in a build's worker processes.
+  The exception arrives between two steps of Python code, so one long step of C code (a huge
+  number raised to a huge power) is bounded by the template sandbox instead (see
+  :mod:`modelscape.site.theme`).
+- **size**: a page may not grow past :data:`MAX_OUTPUT_CHARS` characters (GitHub Pages
+  refuses files of 100 MB, so no larger page could be published); a template's output is
+  counted as it streams, so the bound holds before the page is in memory.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import gc
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from modelscape.site.config import SiteError
+
+__all__ = [
+    "MAX_OUTPUT_CHARS",
+    "RENDER_SECONDS",
+    "PageTooLargeError",
+    "RenderTimeoutError",
+    "time_limit",
+]
+
+#: The longest one template (or one markdown document) may take to render, in seconds: a
+#: hundred times the largest report page of the benchmark, so only a page that does not end
+#: meets it.
+RENDER_SECONDS = 60.0
+#: The largest page a template or a markdown document may make, in characters.
+MAX_OUTPUT_CHARS = 100_000_000
+
+
+class RenderTimeoutError(SiteError):
+    """Rendering took longer than :data:`RENDER_SECONDS` (raised inside the rendering code,
+    so the template's traceback, and with it the line it was at, is kept)."""
+
+
+class PageTooLargeError(SiteError):
+    """A page grew past :data:`MAX_OUTPUT_CHARS` characters."""
+
+
+def _raise_in(thread: int, error: type[BaseException] | None) -> None:
+    """Have ``thread`` raise ``error`` at its next step of Python code (None: not any more)."""
+    exception = ctypes.py_object(error) if error is not None else None
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), exception)
+
+
+@contextmanager
+def time_limit(seconds: float | None = None) -> Iterator[None]:
+    """Raise :class:`RenderTimeoutError` in the code of the block if it runs past ``seconds``
+    (default :data:`RENDER_SECONDS`, read when the block starts).
+
+    The exception arrives in whatever Python code the thread is running, and code run by the
+    garbage collector (its callbacks) would swallow it, so the collector's callbacks are set
+    aside for the block, and the exception is raised again every tenth of a second until the
+    block has ended. It never arrives after the block: the first thing the block's end does
+    is a plain store (no step at which an exception can arrive) telling the watchdog to stop;
+    it then waits for the watchdog to end and takes back anything it raised that has not
+    arrived yet.
+    """
+    limit = RENDER_SECONDS if seconds is None else seconds
+    thread = threading.get_ident()
+    running = [True]
+    ended = threading.Event()
+
+    def expire() -> None:
+        waited = limit
+        while not ended.wait(waited):
+            if not running[0]:
+                return
+            _raise_in(thread, RenderTimeoutError)
+            waited = 0.1
+
+    callbacks = gc.callbacks[:]
+    gc.callbacks.clear()
+    watchdog = threading.Thread(target=expire, name="modelscape-time-limit", daemon=True)
+    try:
+        watchdog.start()  # inside: the watchdog may raise before start() has returned
+        yield
+    finally:
+        running[0] = False
+        gc.callbacks[:0] = callbacks
+        ended.set()
+        if watchdog.is_alive():
+            watchdog.join()
+        _raise_in(thread, None)

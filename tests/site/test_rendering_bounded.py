@@ -1,0 +1,123 @@
+"""Rendering is bounded: a theme's template or a markdown page that would not end, or would
+grow without end, is refused with its file (and the template's line), never a hang or a
+traceback (issue 33: ``range(10**9)`` in a template ended the build in a traceback).
+
+The bounds are lowered for these tests (see ``modelscape.site.limits``) so that each case
+meets them in a fraction of a second.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from modelscape.site import limits
+from modelscape.site.limits import RenderTimeoutError, time_limit
+from tests.site.hostile import Sandbox
+
+
+@pytest.fixture(autouse=True)
+def _key(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.mktemp("cache")))
+
+
+@pytest.fixture
+def quick(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Bounds a test reaches at once: half a second, a million characters."""
+    monkeypatch.setattr(limits, "RENDER_SECONDS", 0.5)
+    monkeypatch.setattr(limits, "MAX_OUTPUT_CHARS", 1_000_000)
+
+
+def _footer(sandbox: Sandbox, payload: str) -> None:
+    """A theme whose base template puts ``payload`` in every page's footer (line 2)."""
+    settings = sandbox.content / "site.yaml"
+    settings.write_text(settings.read_text(encoding="utf-8") + "theme: mytheme\n", "utf-8")
+    templates = sandbox.content / "mytheme" / "templates"
+    templates.mkdir(parents=True)
+    (templates / "base.html.j2").write_text(
+        f'{{% extends "default/base.html.j2" %}}\n{{% block footer %}}{payload}{{% endblock %}}\n',
+        encoding="utf-8",
+    )
+
+
+@pytest.mark.usefixtures("quick")
+@pytest.mark.parametrize(
+    ("payload", "match"),
+    [
+        (
+            "{% for i in range(100000) %}{% for j in range(100000) %}{% endfor %}{% endfor %}",
+            r"still rendering after 0\.5 s",
+        ),
+        ("{% for i in range(10**9) %}{% endfor %}", r"Range too big"),
+        (
+            "{% macro down(n) %}{{ down(n + 1) }}{% endmacro %}{{ down(0) }}",
+            r"it calls itself without end",
+        ),
+        (
+            "{% for i in range(100000) %}{{ 'x' * 1000 }}{% endfor %}",
+            r"the page grew past 1,000,000 characters",
+        ),
+        ("{% set big = 'x' * 10**8 %}", r"refused by the template sandbox: a sequence repeated"),
+        ("{{ 10 ** 10000000 }}", r"refused by the template sandbox: a power of more than"),
+    ],
+    ids=["loop", "range", "recursion", "output", "repeat", "power"],
+)
+def test_a_template_past_a_bound_is_refused_at_its_line(
+    sandbox: Sandbox, payload: str, match: str
+) -> None:
+    _footer(sandbox, payload)
+    started = time.monotonic()
+    message = sandbox.refuses(rf"mytheme/templates/base\.html\.j2: line 2: .*{match}")
+    assert "the page is refused" in message or "sandbox" in message
+    assert time.monotonic() - started < 60  # a guard against hanging, not a timing check
+
+
+@pytest.mark.usefixtures("quick")
+def test_a_markdown_page_too_slow_to_render_is_refused(sandbox: Sandbox) -> None:
+    columns = 1000
+    table = "|" + "a|" * columns + "\n|" + "-|" * columns + "\n" + "x\n" * 200_000
+    page = sandbox.content / "pages" / "table.md"
+    page.write_text(table, encoding="utf-8")
+    message = sandbox.refuses(r"table\.md: rendering its markdown took longer than 0\.5 s")
+    assert message.startswith(str(page))
+
+
+@pytest.mark.usefixtures("quick")
+def test_a_markdown_page_too_large_is_refused(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(limits, "RENDER_SECONDS", 60.0)
+    (sandbox.content / "pages" / "long.md").write_text("&amp;" * 300_000, encoding="utf-8")
+    sandbox.refuses(r"long\.md: it makes more than 1,000,000 characters of HTML")
+
+
+def test_a_page_within_the_bounds_is_rendered_as_before(sandbox: Sandbox) -> None:
+    _footer(sandbox, "{% for i in range(3) %}<span>{{ i * 2 }}</span>{% endfor %}")
+    sandbox.build(strict=True)
+    assert "<span>4</span>" in (sandbox.output / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_time_limit_stops_any_thread_and_never_fires_late() -> None:
+    caught: list[BaseException] = []
+
+    def spin() -> None:
+        try:
+            with time_limit(0.2):
+                while True:
+                    pass
+        except RenderTimeoutError as error:
+            caught.append(error)
+
+    worker = threading.Thread(target=spin)
+    worker.start()
+    worker.join(timeout=30)
+    assert not worker.is_alive()
+    assert len(caught) == 1
+    # A block that ends in time is never interrupted afterwards.
+    for _ in range(200):
+        with time_limit(0.001):
+            pass
+    time.sleep(0.05)  # the only wait: any late exception would arrive during it
+    assert threading.active_count() == 1
