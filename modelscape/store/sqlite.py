@@ -19,6 +19,7 @@ from __future__ import annotations
 import gc
 import itertools
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -46,10 +47,29 @@ VARIANT_BATCH = 1000
 
 
 def _dump(observation: Observation) -> str:
+    # JSON has no NaN or infinity: pydantic writes them as null, which a time cannot be, so
+    # the stored row would make every later load of its run fail.
+    for name in ("started", "duration"):
+        if not math.isfinite(getattr(observation, name)):
+            raise StoreError(
+                f"observation {observation.id} cannot be stored: its {name} is "
+                f"{getattr(observation, name)}, not a finite number of seconds"
+            )
     try:
         return observation.model_dump_json()
     except ValueError as error:  # text that cannot be encoded, such as a lone surrogate
         raise StoreError(f"observation {observation.id} cannot be stored: {error}") from None
+
+
+def _pair(difference: DifferenceMeasurement) -> tuple[Any, ...]:
+    # SQLite stores NaN as NULL and a load cannot read an infinity back: refused here.
+    if not math.isfinite(difference.value):
+        raise StoreError(
+            f"measurement {difference.id} cannot be stored: its value is {difference.value}, "
+            f"not a finite number (measure {difference.measure!r})"
+        )
+    return (difference.id, difference.measure, difference.measure_id, difference.first,
+            difference.second, difference.value, None)  # fmt: skip
 
 
 class SQLiteStore:
@@ -199,9 +219,7 @@ class SQLiteStore:
              None if p.details is None else json.dumps(p.details, ensure_ascii=False))
             for p in points
         ]  # fmt: skip
-        rows.extend(
-            (d.id, d.measure, d.measure_id, d.first, d.second, d.value, None) for d in differences
-        )
+        rows.extend(_pair(d) for d in differences)
         if not rows:
             return
         with self._lock, guard(self.path, "storing measurements"), self._transaction_for_write():
