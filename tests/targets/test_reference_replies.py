@@ -203,7 +203,8 @@ flips = st.lists(
         Flip,
         marker=st.sampled_from([LEVEL, "professor", "level", r"(x)"]),
         answer=st.none() | st.booleans() | st.integers() | words,
-        above=st.none() | st.floats(-5, 5),
+        # Whole numbers too: a level equal to the threshold does not flip.
+        above=st.none() | st.integers(-3, 5).map(float) | st.floats(-5, 5),
     ),
     max_size=3,
 )
