@@ -26,6 +26,8 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from pydantic import ValidationError
+
 from modelscape.errors import StoreError
 from modelscape.records.stored import (
     DifferenceMeasurement,
@@ -59,6 +61,18 @@ def _dump(observation: Observation) -> str:
         return observation.model_dump_json()
     except ValueError as error:  # text that cannot be encoded, such as a lone surrogate
         raise StoreError(f"observation {observation.id} cannot be stored: {error}") from None
+
+
+def _observation(record: str) -> Observation:
+    """A stored observation, validated. pydantic's JSON parser refuses nesting past 200 levels,
+    which an output's data may reach (and a run then failed at its first lookup): such a
+    record is read by Python's parser instead, and validated the same."""
+    try:
+        return Observation.model_validate_json(record)
+    except ValidationError as error:
+        if error.errors()[0]["type"] != "json_invalid":
+            raise
+        return Observation.model_validate(json.loads(record))
 
 
 def _pair(difference: DifferenceMeasurement) -> tuple[Any, ...]:
@@ -261,7 +275,7 @@ class SQLiteStore:
                 f"SELECT id, record FROM observations WHERE id IN ({marks(len(batch))})", batch
             )
             with guard(self.path, "reading observations", records=True):
-                found.update((i, Observation.model_validate_json(r)) for i, r in rows)
+                found.update((i, _observation(r)) for i, r in rows)
         return found
 
     def measured(self, measure_id: str, observation_ids: Iterable[str]) -> set[str]:

@@ -20,8 +20,8 @@ any other code reads it:
 A measure's details and a keyed measure's key come from user code and are stored beside the
 outputs, so :func:`clean_data` makes their text valid Unicode too.
 
-An output whose data nests deeper than :data:`MAX_DEPTH` cannot be stored either: it fails as
-a non-retryable :class:`~modelscape.target.TargetError` naming the problem.
+An output nested too deeply to walk cannot be stored either; it fails as a non-retryable
+:class:`~modelscape.target.TargetError` naming the problem.
 """
 
 from __future__ import annotations
@@ -35,20 +35,12 @@ from modelscape._identity import JsonValue
 from modelscape._model import trusted
 from modelscape.target.protocol import TargetError, TargetOutput, Usage
 
-__all__ = ["MAX_DEPTH", "Redactor", "clean_data", "clean_output", "clean_text", "redact_output"]
+__all__ = ["Redactor", "clean_data", "clean_output", "clean_text", "redact_output"]
 
 #: A function that removes secrets from text before anything is stored.
 Redactor: TypeAlias = Callable[[str], str]
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
-#: How many lists and objects an output's JSON data may nest. The SQLite store reads a record
-#: back through pydantic's JSON parser, which refuses past 200 levels (the record's own two
-#: included): data nested deeper was stored, then failed every later lookup (a rerun's first).
-MAX_DEPTH = 128
-
-
-class _TooDeepError(Exception):
-    """Data nested past :data:`MAX_DEPTH`; raised and caught within this module."""
 
 
 def clean_text(text: str) -> str:
@@ -86,19 +78,16 @@ def _walk(value: Any, fix: Redactor) -> Any:
     return value
 
 
-def _walk_data(value: Any, fix: Redactor, depth: int) -> Any:
-    """An output's data walked as :func:`_walk` does, with NaN and infinities made None and
-    nesting past :data:`MAX_DEPTH` refused."""
+def _walk_data(value: Any, fix: Redactor) -> Any:
+    """An output's data walked as :func:`_walk` does, with NaN and infinities made None."""
     if isinstance(value, str):
         return fix(value)
     if isinstance(value, float):
         return value if math.isfinite(value) else None
-    if isinstance(value, list | dict):
-        if depth >= MAX_DEPTH:
-            raise _TooDeepError
-        if isinstance(value, list):
-            return [_walk_data(item, fix, depth + 1) for item in value]
-        return {fix(str(key)): _walk_data(item, fix, depth + 1) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_walk_data(item, fix) for item in value]
+    if isinstance(value, dict):
+        return {fix(str(key)): _walk_data(item, fix) for key, item in value.items()}
     return value
 
 
@@ -111,12 +100,10 @@ def redact_output(output: TargetOutput, redact: Redactor | None) -> TargetOutput
     numbers made ones JSON can hold."""
     fix = _both(redact)
     try:
-        data: JsonValue = None if output.data is None else _walk_data(output.data, fix, 0)
-    except (RecursionError, _TooDeepError):
+        data: JsonValue = None if output.data is None else _walk_data(output.data, fix)
+    except RecursionError:
         raise TargetError(
-            f"the output's JSON data is nested too deeply to store (more than {MAX_DEPTH} "
-            "levels of lists and objects)",
-            retryable=False,
+            "the output's JSON data is nested too deeply to store", retryable=False
         ) from None
     usage = output.usage
     if usage is not None and _finite(usage.cost) != usage.cost:
