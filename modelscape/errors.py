@@ -11,6 +11,7 @@ The tree is small on purpose, so that callers can catch exactly what they mean::
     ├── StoreError                  a store file is unreadable, newer, or inconsistent
     ├── AnalysisError               an analysis was asked of data that cannot support it
     ├── ReportError                 a report file or requirement is invalid
+    ├── SiteError                   a content folder, theme or output folder cannot be built
     └── CommandError                a command cannot do what it was asked (its options, its files)
 
 Every message names the thing at fault (file, field, case, axis, value) and, where it can,
@@ -31,6 +32,7 @@ __all__ = [
     "ModelscapeError",
     "PerturbationError",
     "ReportError",
+    "SiteError",
     "SpecError",
     "StoreError",
     "TaskSpaceError",
@@ -77,6 +79,10 @@ class ExecutionError(ModelscapeError):
 
 class StoreError(ModelscapeError):
     """A store cannot be read or written as asked."""
+
+
+class SiteError(ModelscapeError):
+    """A content folder, theme or output folder the site builder cannot work with."""
 
 
 class AnalysisError(ModelscapeError):

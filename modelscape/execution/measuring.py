@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import math
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import TypeAlias, TypeVar
@@ -70,6 +71,8 @@ async def score_point(
         else:
             result = await measure.measure(variant, observation.output)
             value, details = result.value, result.details
+            if value is not None and math.isnan(value):
+                value = None  # no number: SQLite stores a NaN as NULL, so every store says so
         # Stored beside the outputs, so as clean as they are (and equal when loaded back).
         details = clean_data(details)
     except Exception as error:

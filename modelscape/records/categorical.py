@@ -40,8 +40,9 @@ NONE = ("None",)
 def frozen_key(value: Any) -> Hashable:
     """A hashable key of a JSON-like value that keeps types and key order apart.
 
-    ``1``, ``1.0`` and ``True`` differ here, as do two dicts with their keys in another order,
-    so a value shared through a :class:`Categorical` is always the value each row had.
+    ``1``, ``1.0`` and ``True`` differ here, as do ``0.0`` and ``-0.0`` and two dicts with
+    their keys in another order, so a value shared through a :class:`Categorical` is always
+    the value each row had.
     """
     if isinstance(value, dict):
         return ("dict", tuple((k, frozen_key(v)) for k, v in value.items()))
@@ -51,6 +52,9 @@ def frozen_key(value: Any) -> Hashable:
         return NONE
     if value is ABSENT:
         return ("absent",)
+    if type(value) is float and value == 0.0:
+        # -0.0 == 0.0, but a row that held one must not read back the other.
+        return ("float", repr(value))
     return (type(value).__name__, value)
 
 

@@ -54,7 +54,10 @@ class Tracing:
             else:
                 observation_ids[m.first] = None
                 observation_ids[m.second] = None
-        observations = self._columns.at(self._row[o] for o in observation_ids)
+        # A point of an observation these results do not hold (records given directly may
+        # have them) is traced to the measurement alone.
+        row = self._row
+        observations = self._columns.at(row[o] for o in observation_ids if o in row)
         variant_ids = dict.fromkeys(o.variant_id for o in observations)
         return Trace(
             measurements=tuple(measurements),

@@ -11,7 +11,10 @@ from modelscape.records.stored import (
     Observation,
     PointMeasurement,
     Trace,
+    difference_id,
+    experiment_id,
     observation_id,
+    point_id,
 )
 
 __all__ = [
@@ -21,5 +24,8 @@ __all__ = [
     "Observation",
     "PointMeasurement",
     "Trace",
+    "difference_id",
+    "experiment_id",
     "observation_id",
+    "point_id",
 ]

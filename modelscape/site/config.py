@@ -27,16 +27,13 @@ from pydantic import Field, ValidationError, field_validator
 
 from modelscape._model import FrozenModel
 from modelscape._yaml import describe, read_yaml
-from modelscape.errors import ModelscapeError
+from modelscape.errors import SiteError
+from modelscape.site.confine import hidden_inside, lone_surrogate
 
 __all__ = ["CONFIG_FILE", "LINK_SCHEMES", "NavItem", "SiteConfig", "SiteError", "load_config"]
 
 #: The settings file at the root of a content folder.
 CONFIG_FILE = "site.yaml"
-
-
-class SiteError(ModelscapeError):
-    """A content folder, theme or output folder the site builder cannot work with."""
 
 
 #: The schemes a navigation link may use to leave the site; ``javascript:`` and ``data:``
@@ -136,9 +133,6 @@ def load_config(content: Path, *, base_url: str | None = None) -> SiteConfig:
 
     A folder without ``site.yaml`` gets the defaults, so any folder of runs builds.
     """
-    # Imported here: the trust boundary's module raises this module's SiteError.
-    from modelscape.site.confine import hidden_inside, lone_surrogate
-
     file = content / CONFIG_FILE
     data: dict[str, object] = {}
     if file.exists() or file.is_symlink():

@@ -22,7 +22,7 @@ import re
 import stat
 from pathlib import Path
 
-from modelscape.site.config import SiteError
+from modelscape.errors import SiteError
 
 __all__ = [
     "HardLinks",

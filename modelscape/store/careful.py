@@ -36,7 +36,14 @@ from modelscape.store.damage import (
     raw_rows,
     text,
 )
-from modelscape.store.rows import POINTS, chunks, marks, observation_of, point_columns
+from modelscape.store.rows import (
+    POINTS,
+    chunks,
+    marks,
+    observation_of,
+    point_columns,
+    read_observation,
+)
 from modelscape.task.space import Variant
 
 __all__ = [
@@ -82,7 +89,7 @@ def records_carefully(
     for rowid, stored_id, record in rows:
         observation_id = text(stored_id)  # matched one of ``ids``, so it is sound text
         try:
-            observation = Observation.model_validate_json(text(record))
+            observation = read_observation(text(record))
             if observation.id != observation_id:
                 raise StoreError(f"the record holds id {observation.id!r}, not {observation_id!r}")
             found[observation_id] = observation

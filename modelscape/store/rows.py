@@ -11,7 +11,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from typing import Any, TypeVar
 
 import numpy as np
-from pydantic import BaseModel, TypeAdapter
+from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from modelscape._model import trusted
 from modelscape.errors import StoreError
@@ -306,3 +306,15 @@ def claim_leases(
         [(oid, holder, os.getpid(), now + seconds) for oid in free],
     )
     return set(free)
+
+
+def read_observation(record: str) -> Observation:
+    """A stored observation, validated. pydantic's JSON parser refuses nesting past 200 levels,
+    which an output's data may reach (and a run then failed at its first lookup): such a
+    record is read by Python's parser instead, and validated the same."""
+    try:
+        return Observation.model_validate_json(record)
+    except ValidationError as error:
+        if error.errors()[0]["type"] != "json_invalid":
+            raise
+        return Observation.model_validate(json.loads(record))

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import gc
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -43,11 +44,22 @@ from modelscape.store.damage import (
 from modelscape.store.loading import read_run
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from modelscape.store.protocol import StoredRun
-from modelscape.store.rows import chunks, claim_leases, marks
+from modelscape.store.rows import chunks, claim_leases, marks, read_observation
 from modelscape.store.writing import VARIANT_BATCH, insert_experiment, insert_observations
 from modelscape.task.space import Variant
 
 __all__ = ["VARIANT_BATCH", "SQLiteStore"]
+
+
+def _pair(difference: DifferenceMeasurement) -> tuple[Any, ...]:
+    # SQLite stores NaN as NULL and a load cannot read an infinity back: refused here.
+    if not math.isfinite(difference.value):
+        raise StoreError(
+            f"measurement {difference.id} cannot be stored: its value is {difference.value}, "
+            f"not a finite number (measure {difference.measure!r})"
+        )
+    return (difference.id, difference.measure, difference.measure_id, difference.first,
+            difference.second, difference.value, None)  # fmt: skip
 
 
 class SQLiteStore:
@@ -179,9 +191,7 @@ class SQLiteStore:
              None if p.details is None else json.dumps(p.details, ensure_ascii=False))
             for p in points
         ]  # fmt: skip
-        rows.extend(
-            (d.id, d.measure, d.measure_id, d.first, d.second, d.value, None) for d in differences
-        )
+        rows.extend(_pair(d) for d in differences)
         if not rows:
             return
         with self._lock, guard(self.path, "storing measurements"), self._transaction_for_write():
@@ -240,7 +250,7 @@ class SQLiteStore:
         sql = f"SELECT id, record FROM observations WHERE id IN ({marks(len(ids))})"
         found = {}
         for stored_id, record in self._connection.execute(sql, ids).fetchall():
-            observation = found[stored_id] = Observation.model_validate_json(record)
+            observation = found[stored_id] = read_observation(record)
             if observation.id != stored_id:  # damaged: read them again, one at a time
                 raise StoreError(f"observation {stored_id} holds the record of another")
         return found

@@ -12,6 +12,7 @@ outputs of ten megabytes each is never held twice over, once as records and once
 from __future__ import annotations
 
 import itertools
+import math
 import sqlite3
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -30,6 +31,14 @@ WRITE_BYTES = 8 << 20
 
 
 def _dump(observation: Observation) -> str:
+    # JSON has no NaN or infinity: pydantic writes them as null, which a time cannot be, so
+    # the stored row would make every later load of its run fail.
+    for name in ("started", "duration"):
+        if not math.isfinite(getattr(observation, name)):
+            raise StoreError(
+                f"observation {observation.id} cannot be stored: its {name} is "
+                f"{getattr(observation, name)}, not a finite number of seconds"
+            )
     try:
         return observation.model_dump_json()
     except ValueError as error:  # text that cannot be encoded, such as a lone surrogate

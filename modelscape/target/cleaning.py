@@ -12,6 +12,11 @@ any other code reads it:
   every string, JSON keys included, on the whole text: nothing is cut before it is scrubbed,
   so a secret cannot leak half of itself across a cut.
 
+- **Numbers JSON cannot hold**: NaN and the infinities (Python's ``json`` reads ``NaN`` and
+  ``Infinity`` in a provider's reply) become None, in the data and as the latency or cost. The
+  SQLite store writes JSON, which made them null, while the memory store kept them, so one run
+  read back differently by store.
+
 A measure's details and a keyed measure's key come from user code and are stored beside the
 outputs, so :func:`clean_data` makes their text valid Unicode too.
 
@@ -21,13 +26,14 @@ An output nested too deeply to walk cannot be stored either; it fails as a non-r
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
 from modelscape._identity import JsonValue
 from modelscape._model import trusted
-from modelscape.target.protocol import TargetError, TargetOutput
+from modelscape.target.protocol import TargetError, TargetOutput, Usage
 
 __all__ = ["Redactor", "clean_data", "clean_output", "clean_text", "redact_output"]
 
@@ -72,19 +78,42 @@ def _walk(value: Any, fix: Redactor) -> Any:
     return value
 
 
+def _walk_data(value: Any, fix: Redactor) -> Any:
+    """An output's data walked as :func:`_walk` does, with NaN and infinities made None."""
+    if isinstance(value, str):
+        return fix(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, list):
+        return [_walk_data(item, fix) for item in value]
+    if isinstance(value, dict):
+        return {fix(str(key)): _walk_data(item, fix) for key, item in value.items()}
+    return value
+
+
+def _finite(number: float | None) -> float | None:
+    return number if number is None or math.isfinite(number) else None
+
+
 def redact_output(output: TargetOutput, redact: Redactor | None) -> TargetOutput:
-    """``output`` with every piece of text cleaned, and redacted by ``redact`` when given."""
+    """``output`` with every piece of text cleaned, and redacted by ``redact`` when given; its
+    numbers made ones JSON can hold."""
     fix = _both(redact)
     try:
-        data: JsonValue = None if output.data is None else _walk(output.data, fix)
+        data: JsonValue = None if output.data is None else _walk_data(output.data, fix)
     except RecursionError:
         raise TargetError(
             "the output's JSON data is nested too deeply to store", retryable=False
         ) from None
+    usage = output.usage
+    if usage is not None and _finite(usage.cost) != usage.cost:
+        usage = trusted(Usage, {**usage.__dict__, "cost": None})
     values = dict(output.__dict__)
     values.update(
         text=fix(output.text),
         data=data,
+        usage=usage,
+        latency=_finite(output.latency),
         model=None if output.model is None else fix(output.model),
         finish_reason=None if output.finish_reason is None else fix(output.finish_reason),
         error=None if output.error is None else fix(output.error),
@@ -98,14 +127,18 @@ def _clean(text: str | None) -> bool:
 
 
 def clean_output(output: TargetOutput, redact: Redactor | None = None) -> TargetOutput:
-    """``output`` ready to store: valid Unicode everywhere, and redacted when ``redact`` is set.
+    """``output`` ready to store: valid Unicode everywhere, numbers JSON can hold, and redacted
+    when ``redact`` is set.
 
-    An output that needs neither is returned as it is, which is the common case and costs one
-    scan of its text.
+    An output that needs none of it is returned as it is, which is the common case and costs
+    one scan of its text.
     """
+    cost = None if output.usage is None else output.usage.cost
     if (
         redact is None
         and output.data is None
+        and _finite(output.latency) == output.latency
+        and _finite(cost) == cost
         and _clean(output.text)
         and _clean(output.model)
         and _clean(output.finish_reason)

@@ -13,6 +13,7 @@ an identity and an async call is still a target.
 
 from __future__ import annotations
 
+import copy
 import json
 from types import TracebackType
 from typing import Literal, Protocol, Self, runtime_checkable
@@ -185,8 +186,9 @@ class IdentifiedTarget(Lifecycle):
 
     @property
     def parameters(self) -> dict[str, JsonValue]:
-        """What shapes the replies, as named in the identity."""
-        return dict(self._identity.parameters)
+        """What shapes the replies, as named in the identity: a copy, nested values too, so
+        that changing it cannot change the identity every stored observation names."""
+        return copy.deepcopy(self._identity.parameters)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self._identity})"
