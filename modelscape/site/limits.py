@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ctypes
 import gc
+import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -67,10 +68,11 @@ def time_limit(seconds: float | None = None) -> Iterator[None]:
     The exception arrives in whatever Python code the thread is running, and code run by the
     garbage collector (its callbacks) would swallow it, so the collector's callbacks are set
     aside for the block, and the exception is raised again every tenth of a second until the
-    block has ended. It never arrives after the block: the first thing the block's end does
-    is a plain store (no step at which an exception can arrive) telling the watchdog to stop;
-    it then waits for the watchdog to end and takes back anything it raised that has not
-    arrived yet.
+    block has ended. It never arrives after the ``with`` statement: its end tells the watchdog
+    to stop, waits for it, and takes back anything it raised that has not arrived yet, and an
+    exception that arrives during those steps (the limit ran out as the block was ending) is
+    held until they are done, then raised by the ``with`` statement itself, unless the block
+    is already leaving with an exception of its own.
     """
     limit = RENDER_SECONDS if seconds is None else seconds
     thread = threading.get_ident()
@@ -92,9 +94,20 @@ def time_limit(seconds: float | None = None) -> Iterator[None]:
         watchdog.start()  # inside: the watchdog may raise before start() has returned
         yield
     finally:
-        running[0] = False
+        # Every step of the stop is retried until it is done: an exception arriving in one of
+        # them would otherwise leave the watchdog raising into the thread long after the block.
+        late: RenderTimeoutError | None = None
+        while True:
+            try:
+                running[0] = False
+                ended.set()
+                if watchdog.is_alive():
+                    watchdog.join()
+                _raise_in(thread, None)
+            except RenderTimeoutError as error:
+                late = error
+                continue
+            break
         gc.callbacks[:0] = callbacks
-        ended.set()
-        if watchdog.is_alive():
-            watchdog.join()
-        _raise_in(thread, None)
+        if late is not None and sys.exc_info()[1] is None:
+            raise late

@@ -8,6 +8,7 @@ meets them in a fraction of a second.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -115,9 +116,12 @@ def test_the_time_limit_stops_any_thread_and_never_fires_late() -> None:
     worker.join(timeout=30)
     assert not worker.is_alive()
     assert len(caught) == 1
-    # A block that ends in time is never interrupted afterwards.
+    # Nothing arrives after a with statement has ended, even with limits so short that on a
+    # loaded machine the limit runs out while the block is ending (the with statement itself
+    # then raises): the watchdog raises again every 0.1 s until it is told to stop, so a stop
+    # that an arriving exception cut short would be seen in the wait below.
     for _ in range(200):
-        with time_limit(0.001):
+        with contextlib.suppress(RenderTimeoutError), time_limit(0.001):
             pass
-    time.sleep(0.05)  # the only wait: any late exception would arrive during it
+    time.sleep(0.3)  # the only wait: any late exception would arrive during it
     assert threading.active_count() == 1
