@@ -400,9 +400,15 @@ def discover(root: Path, *, base_url: str | None = None) -> Content:
         raise SiteError(f"{root}: no such content folder (make one with `modelscape init`)")
     config = load_config(root, base_url=base_url)
     warnings: list[str] = []
-    pages, files = _pages(root, warnings)
-    specs = _specs(root, warnings)
-    runs = _runs(root, root.resolve(), warnings)
+    linked = [name for name in ("pages", "specs", "runs") if (root / name).is_symlink()]
+    for name in linked:  # pages -> . would publish the whole repository
+        warnings.append(
+            f"{root / name}: a link to a folder; skipped (links may point only to files inside "
+            "the content folder)"
+        )
+    pages, files = _pages(root, warnings) if "pages" not in linked else ([], {})
+    specs = _specs(root, warnings) if "specs" not in linked else {}
+    runs = _runs(root, root.resolve(), warnings) if "runs" not in linked else []
     if not (pages or specs or runs):
         warnings.append(
             f"{root}: no specs, no runs, no pages: the site would have only its leaderboard, "
