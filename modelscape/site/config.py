@@ -143,6 +143,11 @@ def load_config(content: Path, *, base_url: str | None = None) -> SiteConfig:
                 f"{file}: a link that leaves the content folder or leads into a hidden file "
                 "(or not a file); write the settings into the content folder itself"
             )
+        if file.stat().st_nlink > 1:  # a hard link: its other name may be any file
+            raise SiteError(
+                f"{file}: a hard link (the file has {file.stat().st_nlink} names); write the "
+                "settings into a file of their own"
+            )
         try:
             loaded = read_yaml(file) or {}
         except OSError as error:

@@ -19,11 +19,9 @@ warning naming them (see :mod:`modelscape.site.confine`).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,7 +44,6 @@ __all__ = [
     "RESERVED_FILES",
     "RESERVED_FOLDERS",
     "Content",
-    "FileHashes",
     "PageSource",
     "RunFolder",
     "discover",
@@ -92,41 +89,6 @@ class Content:
     pages: list[PageSource]
     files: dict[str, Path]
     warnings: list[str] = field(default_factory=list)
-
-
-class FileHashes:
-    """Content hashes of input files, reused while a file's size and modification time hold.
-
-    Stores can be large; hashing each once, and then only when it changes, keeps a rebuild
-    with nothing changed fast. Files are known by ``label`` (a path relative to where they
-    live), because the table is saved in the published output folder.
-    """
-
-    def __init__(
-        self,
-        known: dict[str, list[object]] | None = None,
-        *,
-        label: Callable[[Path], str] = os.fspath,
-    ) -> None:
-        self.known = dict(known or {})
-        self.seen: dict[str, list[object]] = {}
-        self.label = label
-
-    def __call__(self, path: Path) -> str:
-        """The sha256 of a file's bytes (hex, shortened)."""
-        key = self.label(path)
-        info = path.stat()
-        cached = self.known.get(key)
-        if cached is not None and cached[0] == info.st_size and cached[1] == info.st_mtime_ns:
-            digest = str(cached[2])
-        else:
-            hasher = hashlib.sha256()
-            with path.open("rb") as file:
-                for block in iter(lambda: file.read(1 << 20), b""):
-                    hasher.update(block)
-            digest = hasher.hexdigest()[:20]
-        self.seen[key] = [info.st_size, info.st_mtime_ns, digest]
-        return digest
 
 
 #: Site paths the build makes itself; a page or file of the content may not take them. Names
@@ -400,9 +362,15 @@ def discover(root: Path, *, base_url: str | None = None) -> Content:
         raise SiteError(f"{root}: no such content folder (make one with `modelscape init`)")
     config = load_config(root, base_url=base_url)
     warnings: list[str] = []
-    pages, files = _pages(root, warnings)
-    specs = _specs(root, warnings)
-    runs = _runs(root, root.resolve(), warnings)
+    linked = [name for name in ("pages", "specs", "runs") if (root / name).is_symlink()]
+    for name in linked:  # pages -> . would publish the whole repository
+        warnings.append(
+            f"{root / name}: a link to a folder; skipped (links may point only to files inside "
+            "the content folder)"
+        )
+    pages, files = _pages(root, warnings) if "pages" not in linked else ([], {})
+    specs = _specs(root, warnings) if "specs" not in linked else {}
+    runs = _runs(root, root.resolve(), warnings) if "runs" not in linked else []
     if not (pages or specs or runs):
         warnings.append(
             f"{root}: no specs, no runs, no pages: the site would have only its leaderboard, "

@@ -18,8 +18,8 @@ from pathlib import Path
 
 from modelscape import __version__
 from modelscape.site.confine import OutputFolder
-from modelscape.site.content import Content, FileHashes
-from modelscape.site.jobs import BuildResult, digest_of
+from modelscape.site.content import Content
+from modelscape.site.jobs import BuildResult, FileHashes, digest_of
 from modelscape.site.manifest import Manifest, OutputRecord, portable, restored
 from modelscape.site.ownership import OutputState, listing, write_marker
 from modelscape.site.search import pagefind_outputs

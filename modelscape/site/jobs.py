@@ -1,5 +1,5 @@
-"""What a build plans and what it reports: one :class:`Job` per output file, and the
-:class:`BuildResult`.
+"""What a build plans and what it reports: one :class:`Job` per output file, the
+:class:`FileHashes` of the input files its hashes are made of, and the :class:`BuildResult`.
 
 A job carries the hash of everything its output is made from, so a rebuild compares hashes and
 makes only the outputs whose inputs changed; ``make`` is called only then.
@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BuildResult", "Job", "digest_of"]
+__all__ = ["BuildResult", "FileHashes", "Job", "digest_of"]
 
 
 @dataclass(frozen=True)
@@ -71,3 +72,38 @@ def digest_of(*parts: Any) -> str:
     """A short hash of JSON-able parts."""
     text = json.dumps(parts, sort_keys=True, separators=(",", ":"), default=str)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:20]
+
+
+class FileHashes:
+    """Content hashes of input files, reused while a file's size and modification time hold.
+
+    Stores can be large; hashing each once, and then only when it changes, keeps a rebuild
+    with nothing changed fast. Files are known by ``label`` (a path relative to where they
+    live), because the table is saved in the published output folder.
+    """
+
+    def __init__(
+        self,
+        known: dict[str, list[object]] | None = None,
+        *,
+        label: Callable[[Path], str] = os.fspath,
+    ) -> None:
+        self.known = dict(known or {})
+        self.seen: dict[str, list[object]] = {}
+        self.label = label
+
+    def __call__(self, path: Path) -> str:
+        """The sha256 of a file's bytes (hex, shortened)."""
+        key = self.label(path)
+        info = path.stat()
+        cached = self.known.get(key)
+        if cached is not None and cached[0] == info.st_size and cached[1] == info.st_mtime_ns:
+            digest = str(cached[2])
+        else:
+            hasher = hashlib.sha256()
+            with path.open("rb") as file:
+                for block in iter(lambda: file.read(1 << 20), b""):
+                    hasher.update(block)
+            digest = hasher.hexdigest()[:20]
+        self.seen[key] = [info.st_size, info.st_mtime_ns, digest]
+        return digest

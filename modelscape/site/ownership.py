@@ -26,6 +26,7 @@ listed or removed.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -282,8 +283,22 @@ def write_signatures(folder: Path, seal: str | None, table: Mapping[str, Signatu
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         replace_file(path, json.dumps(data, separators=(",", ":")).encode())
+        _prune(path.parent)
     except OSError:
         pass
+
+
+#: The most output folders whose signatures the cache keeps (the least recently built go).
+KEPT_FOLDERS = 256
+
+
+def _prune(tables: Path) -> None:
+    """Keep the signatures of the :data:`KEPT_FOLDERS` folders built most recently."""
+    with os.scandir(tables) as entries:
+        found = [(entry.stat().st_mtime_ns, entry.path) for entry in entries if entry.is_file()]
+    for _, path in sorted(found, reverse=True)[KEPT_FOLDERS:]:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def signatures(folder: Path, paths: list[str]) -> dict[str, Signature]:

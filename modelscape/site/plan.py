@@ -20,10 +20,10 @@ from modelscape.pages.report import disagreement
 from modelscape.report.report import Report
 from modelscape.site.catalog import Catalog, RunSummary
 from modelscape.site.config import SiteError
-from modelscape.site.content import Content, FileHashes, RunFolder
+from modelscape.site.content import Content, RunFolder
 from modelscape.site.embeds import mentions
 from modelscape.site.exports import leaderboard_files
-from modelscape.site.jobs import Job, digest_of
+from modelscape.site.jobs import FileHashes, Job, digest_of
 from modelscape.site.manifest import Manifest
 from modelscape.site.markdown import front_matter_damage
 from modelscape.site.pagesource import PageMaker

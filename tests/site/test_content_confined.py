@@ -11,6 +11,7 @@ nothing outside the output folder changed and no secret leaked.
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 
 import pytest
@@ -89,6 +90,21 @@ def test_a_link_to_a_folder_inside_is_not_followed(sandbox: Sandbox) -> None:
     assert not (sandbox.output / "repository").exists()
     assert not (sandbox.output / "reports" / "again.html").exists()
     _no_token(sandbox)
+    # The content's own folders too: pages -> . would publish the repository.
+    shutil.move(sandbox.content / "pages", sandbox.content / "docs")
+    (sandbox.content / "pages").symlink_to(".", target_is_directory=True)
+    sandbox.warns(r"content/pages: a link to a folder; skipped")
+    assert not (sandbox.output / "site.yaml").exists()
+    _no_token(sandbox)
+
+
+def test_settings_that_are_a_hard_link_are_an_error(sandbox: Sandbox) -> None:
+    settings = sandbox.content / "site.yaml"
+    os.link(settings, sandbox.outside / "elsewhere.yaml")
+    try:
+        sandbox.refuses(r"site\.yaml: a hard link \(the file has 2 names\)")
+    finally:
+        (sandbox.outside / "elsewhere.yaml").unlink()
 
 
 def test_a_hard_link_to_a_file_elsewhere_is_skipped(sandbox: Sandbox) -> None:

@@ -31,7 +31,7 @@ SCRIPT = "<script>alert(document.cookie)</script>"
 
 
 @pytest.fixture(autouse=True)
-def _key(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+def cache(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A key of this test's own, outside the folders the sandbox watches."""
     cache = tmp_path_factory.mktemp("cache")
     monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
@@ -256,3 +256,14 @@ def test_an_empty_content_folder_is_warned_about(tmp_path: Path) -> None:
     assert [w for w in result.warnings if "no specs, no runs, no pages" in w]
     with pytest.raises(SiteError, match=r"no specs, no runs, no pages"):
         build_site(tmp_path / "content", tmp_path / "site", strict=True)
+
+
+def test_the_cache_keeps_the_signatures_of_the_folders_built_last(
+    content: Path, tmp_path: Path, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(modelscape.site.ownership, "KEPT_FOLDERS", 2)
+    for name in ("one", "two", "three"):
+        build_site(content, tmp_path / name)
+    tables = (cache / "modelscape" / "outputs").iterdir()
+    kept = [json.loads(path.read_text(encoding="utf-8")) for path in tables]
+    assert sorted(Path(table["folder"]).name for table in kept) == ["three", "two"]
