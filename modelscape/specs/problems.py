@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
@@ -34,7 +34,6 @@ __all__ = [
     "nearest",
     "read_condition",
     "scalar",
-    "surrogates",
 ]
 
 _PLAIN = re.compile(r"[\w\-.]+")
@@ -107,38 +106,31 @@ class Problems:
                 self.add(at(path, key), f"unknown key{nearest(key, allowed)}; {listed}")
 
 
-def surrogates(path: str, value: object) -> Iterator[tuple[str, re.Match[str]]]:
-    """Every text in ``value`` (keys included, at any depth) that holds a surrogate, as its
-    path and the first surrogate found in it.
+def check_text(path: str, value: object, problems: Problems) -> None:
+    """Note every text in ``value`` (keys included, at any depth) that holds a surrogate.
 
     YAML's ``"\\ud800"`` escape makes one, and so does ``"\\ud83d\\ude00"``, which writes an
     emoji as the two halves UTF-16 uses: YAML reads them as two code points, not as one
-    character. JSON's escapes do the same.
+    character.
     """
     if isinstance(value, str):
         found = _SURROGATE.search(value)
         if found is not None:
-            yield path, found
+            problems.add(
+                path,
+                f"holds U+{ord(found.group()):04X} at character {found.start() + 1}, half of a "
+                "UTF-16 pair and not a character: write the character itself, or escape it "
+                "whole (\\U0001F600 for U+1F600)",
+            )
     elif isinstance(value, Mapping):
         for key, item_value in value.items():
             where = at(path, key)
-            if isinstance(key, str):
-                yield from surrogates(where, key)
-            yield from surrogates(where, item_value)
+            if isinstance(key, str) and _SURROGATE.search(key):
+                check_text(where, key, problems)
+            check_text(where, item_value, problems)
     elif isinstance(value, list | tuple):
         for index, entry in enumerate(value):
-            yield from surrogates(item(path, index), entry)
-
-
-def check_text(path: str, value: object, problems: Problems) -> None:
-    """Note every text in ``value`` (see :func:`surrogates`) that holds a surrogate."""
-    for where, found in surrogates(path, value):
-        problems.add(
-            where,
-            f"holds U+{ord(found.group()):04X} at character {found.start() + 1}, half of a "
-            "UTF-16 pair and not a character: write the character itself, or escape it "
-            "whole (\\U0001F600 for U+1F600)",
-        )
+            check_text(item(path, index), entry, problems)
 
 
 def message(error: Exception) -> str:
