@@ -17,7 +17,7 @@ from typing import Any, TypeAlias
 from pydantic import BaseModel
 
 from modelscape.analysis.records import AxisScore, Scorecard
-from modelscape.errors import ReportError
+from modelscape.errors import ReportError, StoreError
 from modelscape.pages.charts import sensitivity_figure
 from modelscape.pages.evidence import Evidence
 from modelscape.pages.page import Page
@@ -106,25 +106,36 @@ def _measurement_ids(value: object, found: set[str]) -> None:
 
 
 def disagreement(report: Report, store: str | os.PathLike[str]) -> str | None:
-    """Why a store does not back a report's numbers, or None when it does.
+    """Why a store does not back a report's numbers (a sentence), or None when it does.
 
     The store must hold the report's experiment and every measurement the report names; a
     report made from another run (or a store that lost records) would otherwise show numbers
-    whose outputs cannot be opened. Checked by id, without loading the run.
+    whose outputs cannot be opened. Checked by id first, then by reading the run as its page
+    will, so that a store with damaged rows is found before anything is published.
     """
     opened = open_store(store)
     try:
         known = {record.id for record in opened.experiments()}
         if report.experiment not in known:
-            return f"the store holds no experiment {report.experiment} (the report's)"
+            return (
+                "its report and store disagree: the store holds no experiment "
+                f"{report.experiment} (the report's)"
+            )
         wanted: set[str] = set()
         _measurement_ids(report, wanted)
         missing = wanted - opened.measurement_ids(sorted(wanted))
         if missing:
             return (
-                f"{len(missing)} of the {len(wanted)} measurements the report names are not "
-                f"in the store (such as {sorted(missing)[0]})"
+                f"its report and store disagree: {len(missing)} of the {len(wanted)} "
+                "measurements the report names are not in the store (such as "
+                f"{sorted(missing)[0]})"
             )
+        # The page opens the run's outputs: a store whose rows are damaged (bytes flipped on
+        # a disk, a copy cut short) would publish numbers whose outputs cannot be shown.
+        try:
+            opened.load(report.experiment)
+        except StoreError as error:
+            return f"its store is damaged: {error}"
         return None
     finally:
         opened.close()

@@ -50,10 +50,7 @@ def _summary(content: Content, run: RunFolder) -> RunSummary | str:
     except ModelscapeError as error:
         return f"{run.report}: skipped: {error}"
     if reason is not None:
-        return (
-            f"{content.root / 'runs' / run.name}: run {run.name!r} skipped: its report "
-            f"and store disagree: {reason}"
-        )
+        return f"{content.root / 'runs' / run.name}: run {run.name!r} skipped: {reason}"
     return RunSummary.of(report, run.name)
 
 

@@ -124,7 +124,8 @@ def test_disagreement_says_whether_a_store_backs_the_report(
 ) -> None:
     assert disagreement(run.report, run.store) is None
     assert disagreement(run.report, hostile_run.store) == (
-        f"the store holds no experiment {run.report.experiment} (the report's)"
+        "its report and store disagree: the store holds no experiment "
+        f"{run.report.experiment} (the report's)"
     )
     # The run's own store after it lost one measurement the report names.
     lost = tmp_path / "lost.db"
@@ -136,7 +137,8 @@ def test_disagreement_says_whether_a_store_backs_the_report(
     reason = disagreement(run.report, lost)
     assert reason is not None
     assert re.fullmatch(
-        rf"1 of the \d+ measurements the report names are not in the store \(such as {named}\)",
+        r"its report and store disagree: 1 of the \d+ measurements the report names are not "
+        rf"in the store \(such as {named}\)",
         reason,
     )
 

@@ -6,6 +6,7 @@ published runs and pages); every other one builds a content folder of the tests'
 from __future__ import annotations
 
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -129,3 +130,30 @@ def test_a_run_whose_report_and_store_disagree_is_skipped(content: Path, tmp_pat
     again = build_site(content, site)
     assert not [w for w in again.warnings if "disagree" in w]
     assert (site / "reports" / "thinned.html").is_file()
+
+
+def test_a_run_whose_store_is_damaged_is_skipped_and_named(content: Path, tmp_path: Path) -> None:
+    damaged = _copy_run(content, "damaged")
+    store = damaged / "store.db"
+    connection = sqlite3.connect(store)
+    with connection:
+        # The rows themselves are read once the snapshot is gone; one is no longer UTF-8.
+        connection.execute("DELETE FROM snapshots")
+        connection.execute(
+            "UPDATE observations SET record = CAST(? AS TEXT) WHERE rowid = 4", (b"\xc3\x28",)
+        )
+    connection.close()
+    before = store.read_bytes()
+    site = tmp_path / "site"
+    result = build_site(content, site)
+    skipped = [w for w in result.warnings if "run 'damaged' skipped: its store is damaged" in w]
+    assert len(skipped) == 1, result.warnings
+    assert "observations row 4: text that is not UTF-8" in skipped[0]
+    assert not [w for w in result.warnings if "outputs not attached" in w]
+    # The damaged run has no page and no row; the others are built; the store is untouched.
+    assert not (site / "reports" / "damaged.html").exists()
+    assert (site / "reports" / f"{RUN}.html").is_file()
+    assert "damaged" not in (site / "index.html").read_text(encoding="utf-8")
+    assert store.read_bytes() == before
+    with pytest.raises(SiteError, match="run 'damaged' skipped: its store is damaged"):
+        build_site(content, tmp_path / "strict", strict=True)
