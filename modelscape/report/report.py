@@ -11,6 +11,7 @@ from pydantic import ValidationError
 
 from modelscape._collector import paced_collector
 from modelscape._model import FrozenModel
+from modelscape._surrogates import first_surrogate
 from modelscape.analysis.common import varied_axes
 from modelscape.analysis.records import AxisSensitivity, BehaviorProfile, Divergence, Scorecard
 from modelscape.answers import Answer, answer_of
@@ -84,6 +85,12 @@ class Report(FrozenModel):
             raise ReportError(f"cannot read report {file}: {error.strerror}") from None
         except (ValueError, RecursionError) as error:  # RecursionError: nested too deeply
             raise ReportError(f"{file} is not a report file (invalid JSON: {error})") from None
+        damage = first_surrogate(data)
+        if damage is not None:  # no page, summary or copy of the report could be written
+            raise ReportError(
+                f"{file}: {damage}, which UTF-8 cannot hold; remove the escape (such as "
+                "\\ud800) that made it"
+            )
         if not isinstance(data, dict) or "format" not in data:
             raise ReportError(f"{file} is not a modelscape report (it has no format number)")
         if not isinstance(data["format"], int) or data["format"] > FORMAT:

@@ -22,6 +22,7 @@ import re
 import stat
 from pathlib import Path
 
+from modelscape._surrogates import first_surrogate
 from modelscape.errors import SiteError
 
 __all__ = [
@@ -283,33 +284,10 @@ def replace_file(path: Path, data: bytes) -> bytes:
     return data
 
 
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
 def lone_surrogate(value: object, place: str = "") -> str | None:
     """Where in ``value`` (YAML or JSON data) a text holds a lone surrogate, or None.
 
-    A YAML or JSON escape such as ``"\\ud800"`` reads as a surrogate code point alone,
-    which UTF-8 cannot encode, so any page showing it would fail to be written. The answer
-    names the place as a path into the data (``prompt``, ``slots.item[2]``) and the code
-    point: ``slots.item[2]: a lone surrogate (U+D800)``.
+    Any page showing one would fail to be written; the answer names the place as a path into
+    the data and the code point: ``slots.item[2]: a lone surrogate (U+D800)``.
     """
-    if isinstance(value, str):
-        found = _SURROGATE.search(value)
-        if found is None:
-            return None
-        return f"{place or 'the text'}: a lone surrogate (U+{ord(found.group()):04X})"
-    if isinstance(value, dict):
-        for key, item in value.items():
-            name = str(key)
-            if _SURROGATE.search(name):
-                return lone_surrogate(name, f"{place}.<key>" if place else "<key>")
-            where = lone_surrogate(item, f"{place}.{name}" if place else name)
-            if where is not None:
-                return where
-    elif isinstance(value, list | tuple):
-        for index, item in enumerate(value):
-            where = lone_surrogate(item, f"{place}[{index}]")
-            if where is not None:
-                return where
-    return None
+    return first_surrogate(value, place)

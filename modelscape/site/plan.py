@@ -48,7 +48,7 @@ def _summary(content: Content, run: RunFolder) -> RunSummary | str:
         report = Report.load(run.report)
         reason = None if run.store is None else disagreement(report, run.store)
     except ModelscapeError as error:
-        return f"{run.report}: skipped: {error}"
+        return f"run {run.name!r} skipped: {error}"  # the error names the file
     if reason is not None:
         return f"{content.root / 'runs' / run.name}: run {run.name!r} skipped: {reason}"
     return RunSummary.of(report, run.name)

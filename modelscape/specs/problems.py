@@ -11,13 +11,13 @@ about where it starts and ends.
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
 from modelscape._identity import AxisValue
+from modelscape._surrogates import at, item, surrogates
 from modelscape.specs.model import Condition
 from modelscape.task.coordinate import same_value
 from modelscape.templates.template import Template
@@ -35,27 +35,6 @@ __all__ = [
     "read_condition",
     "scalar",
 ]
-
-_PLAIN = re.compile(r"[\w\-.]+")
-# A UTF-16 surrogate is half of a character: no UTF-8 text can hold one, so a spec holding
-# one could never be hashed, stored or written out.
-_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def at(path: str, key: object) -> str:
-    """The path of ``key`` inside the mapping at ``path``."""
-    if isinstance(key, int) and not isinstance(key, bool):
-        spelled = str(key)
-    elif isinstance(key, str) and _PLAIN.fullmatch(key):
-        spelled = key
-    else:
-        return f"{path}[{key!r}]"
-    return f"{path}.{spelled}" if path else spelled
-
-
-def item(path: str, index: int) -> str:
-    """The path of item ``index`` of the list at ``path``."""
-    return f"{path}[{index}]"
 
 
 def among(value: object, options: Sequence[object]) -> bool:
@@ -113,24 +92,13 @@ def check_text(path: str, value: object, problems: Problems) -> None:
     emoji as the two halves UTF-16 uses: YAML reads them as two code points, not as one
     character.
     """
-    if isinstance(value, str):
-        found = _SURROGATE.search(value)
-        if found is not None:
-            problems.add(
-                path,
-                f"holds U+{ord(found.group()):04X} at character {found.start() + 1}, half of a "
-                "UTF-16 pair and not a character: write the character itself, or escape it "
-                "whole (\\U0001F600 for U+1F600)",
-            )
-    elif isinstance(value, Mapping):
-        for key, item_value in value.items():
-            where = at(path, key)
-            if isinstance(key, str) and _SURROGATE.search(key):
-                check_text(where, key, problems)
-            check_text(where, item_value, problems)
-    elif isinstance(value, list | tuple):
-        for index, entry in enumerate(value):
-            check_text(item(path, index), entry, problems)
+    for where, found in surrogates(value, path):
+        problems.add(
+            where,
+            f"holds U+{ord(found.group()):04X} at character {found.start() + 1}, half of a "
+            "UTF-16 pair and not a character: write the character itself, or escape it "
+            "whole (\\U0001F600 for U+1F600)",
+        )
 
 
 def message(error: Exception) -> str:

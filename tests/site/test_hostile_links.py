@@ -130,9 +130,10 @@ def test_a_link_loop_is_skipped(sandbox: Sandbox, name: str) -> None:
         (b"[" * 100_000, "is not a report file"),
         (b"\xff\xfe{}", "is not a report file"),
         (b'{"format": 1, "scenario": 3}', "invalid report at"),
+        (b'{"format": 2, "description": "\\ud800"}', r"description: a lone surrogate \(U\+D800\)"),
     ],
 )
 def test_a_hostile_report_skips_its_run(sandbox: Sandbox, data: bytes, match: str) -> None:
     (sandbox.content / "runs" / RUN / "report.json").write_bytes(data)
-    sandbox.warns(rf"report\.json: skipped: .*{match}")
+    sandbox.warns(rf"run '{RUN}' skipped: .*report\.json.*{match}")
     assert not (sandbox.output / "reports" / f"{RUN}.html").exists()
