@@ -26,12 +26,12 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2.exceptions import SecurityError
 from jinja2.runtime import BlockReference, LoopContext, Macro
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 from jinja2.utils import Cycler, Joiner, Namespace
 from markupsafe import Markup
 
+from modelscape.site import bounded
 from modelscape.site.config import SiteError
 from modelscape.site.confine import content_files, is_inside
 
@@ -80,12 +80,6 @@ _BOUND = (
 )
 
 
-#: The most items ``*`` may make of a text or a list in a template.
-MAX_REPEAT = 10_000_000
-#: The largest whole number ``**`` may make in a template, in bits.
-MAX_POWER_BITS = 100_000
-
-
 class _Sandbox(ImmutableSandboxedEnvironment):
     """Jinja's immutable sandbox, with two changes: what a template may call, and an answer
     given at once for the numbers of a report page.
@@ -110,21 +104,19 @@ class _Sandbox(ImmutableSandboxedEnvironment):
     cell: type | None = None
     #: ``*`` and ``**`` go through :meth:`call_binop`: each is one step of C code, which the
     #: time limit of modelscape.site.limits cannot stop part way.
-    intercepted_binops = frozenset({"*", "**"})
+    intercepted_binops = frozenset({"*", "**", "%"})
 
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         """``left operator right``, refused when its result would be too large to make at
-        once (``"x" * 10**10``, ``10 ** 10 ** 10``)."""
-        if operator == "*":
-            for sequence, times in ((left, right), (right, left)):
-                repeats = isinstance(sequence, str | list | tuple) and isinstance(times, int)
-                if repeats and len(sequence) * times > MAX_REPEAT:
-                    raise SecurityError(f"a sequence repeated into more than {MAX_REPEAT:,} items")
-        elif operator == "**" and isinstance(left, int) and isinstance(right, int):
-            large = abs(left) > 1 and right > 0 and left.bit_length() * right > MAX_POWER_BITS
-            if large:
-                raise SecurityError(f"a power of more than {MAX_POWER_BITS:,} bits")
+        once (``"x" * 10**10``, ``10 ** 10 ** 10``: see :mod:`~modelscape.site.bounded`)."""
+        bounded.binop(operator, left, right)
         return super().call_binop(context, operator, left, right)
+
+    def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:  # noqa: N805
+        """A template's call, refused when one step of it would make too much
+        (``"x".center(10**10)``: see :mod:`~modelscape.site.bounded`)."""
+        bounded.call(__obj, args, kwargs)
+        return super().call(__context, __obj, *args, **kwargs)
 
     def is_safe_attribute(self, obj: Any, attr: str, value: Any) -> bool:
         if type(obj) is self.cell:
@@ -233,6 +225,8 @@ class Theme:
         env.cell = Cell
         for name in ("json_script", "pretty_json"):
             env.filters[name] = shipped.filters[name]
+        for name in bounded.SIZED_FILTERS & env.filters.keys():
+            env.filters[name] = bounded.bounded_filter(name, env.filters[name])
         return env
 
     @cached_property

@@ -61,8 +61,42 @@ def _footer(sandbox: Sandbox, payload: str) -> None:
         ),
         ("{% set big = 'x' * 10**8 %}", r"refused by the template sandbox: a sequence repeated"),
         ("{{ 10 ** 10000000 }}", r"refused by the template sandbox: a power of more than"),
+        # One step of C code each, which no time limit could stop part way.
+        ("{{ 'x' | center(10**9) }}", r"sandbox: center given a size over 10,000,000"),
+        ("{{ 'x'.ljust(10**9) }}", r"sandbox: ljust given a size over 10,000,000"),
+        ("{{ 'x'.zfill(10**9) }}", r"sandbox: zfill given a size over 10,000,000"),
+        ("{{ 'a\tb'.expandtabs(10**9) }}", r"sandbox: expandtabs given a size over"),
+        ("{{ 'x' | indent(10**9) }}", r"sandbox: indent given a size over 10,000,000"),
+        ("{{ '%1000000000d' % 1 }}", r"sandbox: a format field wider than 10,000,000"),
+        ("{{ '%1000000000d' | format(1) }}", r"sandbox: a format field wider than"),
+        ("{{ '{:1000000000}'.format(1) }}", r"sandbox: a format field wider than"),
+        (
+            "{{ ('x' * 10000) | replace('', 'y' * 10000) }}",
+            r"sandbox: a replace that makes more than 10,000,000 characters",
+        ),
+        (
+            "{{ ('x' * 10000).replace('x', 'y' * 10000) }}",
+            r"sandbox: a replace that makes more than",
+        ),
     ],
-    ids=["loop", "range", "recursion", "output", "repeat", "power"],
+    ids=[
+        "loop",
+        "range",
+        "recursion",
+        "output",
+        "repeat",
+        "power",
+        "center",
+        "ljust",
+        "zfill",
+        "expandtabs",
+        "indent",
+        "percent",
+        "format-filter",
+        "format-method",
+        "replace-filter",
+        "replace-method",
+    ],
 )
 def test_a_template_past_a_bound_is_refused_at_its_line(
     sandbox: Sandbox, payload: str, match: str
@@ -131,3 +165,15 @@ def test_the_time_limit_stops_any_thread_and_never_fires_late() -> None:
             late += 1
     assert late == 0
     assert not [t for t in threading.enumerate() if t.name == "modelscape-time-limit"]
+
+
+def test_sized_steps_within_the_bounds_still_render(sandbox: Sandbox) -> None:
+    # Big numbers are formatted as usual: only a width or a count is a size.
+    _footer(
+        sandbox,
+        "{{ '%d' % 20000000 }}|{{ '{:,}'.format(20000000) }}|{{ 'ab' | center(6) }}|"
+        "{{ 'a-b' | replace('-', '+') }}|{{ '%5s' | format('x') }}",
+    )
+    sandbox.build()
+    page = (sandbox.output / "index.html").read_text(encoding="utf-8")
+    assert "20000000|20,000,000|  ab  |a+b|    x" in page
