@@ -105,10 +105,11 @@ def floored_mean(
     method: Literal["bca", "percentile"] = "bca",
     rng: np.random.Generator,
     bounds: tuple[float, float] | None = None,
+    floor: bool = True,
     where: str = "mean",
 ) -> Interval:
     """Interval of the mean of per-case ``values`` (equal weight per case), floored at the
-    t interval (see the module's description)."""
+    t interval (see the module's description) unless ``floor`` is False."""
     per_case = np.asarray(values, dtype=np.float64)
     return floored_ratio(
         per_case,
@@ -118,5 +119,6 @@ def floored_mean(
         method=method,
         rng=rng,
         bounds=bounds,
+        floor=floor,
         where=where,
     )
