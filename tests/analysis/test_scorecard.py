@@ -27,8 +27,9 @@ def test_accuracy_weights_cases_equally_with_a_case_bootstrap(results: Results) 
         confidence=FAST.confidence,
         rng=random_stream(FAST, f"mumbler|correct|{','.join(ITEMS)}", "bootstrap"),
     )
-    # BCa over cases, each side widened where it falls short of the t interval over cases.
-    reach = scipy.stats.t.ppf(0.975, len(means) - 1) * np.std(means, ddof=1) / np.sqrt(len(means))
+    # BCa over cases, each side widened where it falls short of the t interval over cases
+    # (C - 2 degrees of freedom, see modelscape/stats/floored.py).
+    reach = scipy.stats.t.ppf(0.975, len(means) - 2) * np.std(means, ddof=1) / np.sqrt(len(means))
     expected = (
         max(0.0, min(interval.low, np.mean(means) - reach)),
         min(1.0, max(interval.high, np.mean(means) + reach)),

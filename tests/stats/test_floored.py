@@ -19,7 +19,7 @@ def test_a_mean_is_bca_widened_to_the_t_interval_on_each_side() -> None:
         values, resamples=4000, confidence=0.95, rng=np.random.default_rng(3), bounds=(0, 1)
     )
     bca = bootstrap_mean(values, resamples=4000, confidence=0.95, rng=np.random.default_rng(3))
-    reach = scipy.stats.t.ppf(0.975, 5) * values.std(ddof=1) / np.sqrt(6)
+    reach = scipy.stats.t.ppf(0.975, 4) * values.std(ddof=1) / np.sqrt(6)
     assert floored.low == pytest.approx(max(0.0, min(bca.low, values.mean() - reach)))
     assert floored.high == pytest.approx(min(1.0, max(bca.high, values.mean() + reach)))
     assert floored.high - floored.low > bca.high - bca.low  # six cases: t reaches further
