@@ -99,3 +99,30 @@ def test_the_accuracy_interval_covers_at_six_cases(family: str) -> None:
         covered += interval.low - 1e-12 <= 0.5 <= interval.high + 1e-12
     error = np.sqrt(0.925 * 0.075 / trials)
     assert covered / trials >= 0.925 - 2.5 * error
+
+
+def test_the_missed_change_interval_covers_at_six_cases() -> None:
+    # Six cases, yes/no answers, ten repetitions a side, a quarter unreadable; each case's
+    # chance of the correct answer is 0.45 before the step and its own shift of it after.
+    # The share of agreeing cross pairs of read answers, against its expectation over cases
+    # like these. BCa alone covers about 0.8 here (benchmarks/coverage.py).
+    rng = np.random.default_rng(28)
+    trials, cases, outputs = 300, 6, 10
+    q = np.clip(0.45 + rng.uniform(-0.3, 0.3, 400_000), 0, 1)
+    truth = float(np.mean(0.45 * (1 - q) + 0.55 * q))
+    covered = 0
+    for _ in range(trials):
+        after = np.clip(0.45 + rng.uniform(-0.3, 0.3, cases), 0, 1)
+        a = np.where(rng.random((cases, outputs)) < 0.45, 0, 1)
+        b = np.where(rng.random((cases, outputs)) < after[:, None], 1, 0)
+        read_a = rng.random((cases, outputs)) < 0.75
+        read_b = rng.random((cases, outputs)) < 0.75
+        both = read_a[:, :, None] & read_b[:, None, :]
+        same = ((a[:, :, None] == b[:, None, :]) & both).sum(axis=(1, 2)).astype(float)
+        pairs = both.sum(axis=(1, 2)).astype(float)
+        interval = floored_ratio(
+            same, pairs, resamples=400, confidence=0.95, rng=rng, bounds=(0.0, 1.0)
+        )
+        covered += interval.low - 1e-12 <= truth <= interval.high + 1e-12
+    error = np.sqrt(0.925 * 0.075 / trials)
+    assert covered / trials >= 0.925 - 2.5 * error
