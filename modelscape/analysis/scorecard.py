@@ -38,6 +38,7 @@ from modelscape.errors import AnalysisError
 from modelscape.records.grid import Rows, row_means
 from modelscape.records.run import Derived, RunRecords
 from modelscape.stats import BoundaryCriterion, Inference
+from modelscape.stats.floored import CASES_CHECKED
 from modelscape.stats.smoothed import CASES_FOR_COVERAGE
 from modelscape.task.design import axis_roles as design_roles
 
@@ -269,6 +270,12 @@ def scorecard(
             0,
             f"intervals from {scored} cases are rough: their coverage was checked by simulation "
             f"from {CASES_FOR_COVERAGE} cases up",
+        )
+    elif low is not None and scored < CASES_CHECKED:
+        caveats.insert(
+            0,
+            f"the accuracy interval rests on {scored} cases: its coverage was checked by "
+            f"simulation from {CASES_CHECKED} cases up",
         )
     all_ids = ids.unique([accuracy_rows, answered_rows, *overall.spurious_ids, *overall.missed_ids])
     return Scorecard(
