@@ -18,14 +18,16 @@ import numpy as np
 from modelscape.analysis.cells import Prepared
 from modelscape.analysis.common import quiet_caveats
 from modelscape.analysis.readable import Readable, case_shortfall, first_reason
+from modelscape.errors import AnalysisError
 from modelscape.records.grid import Rows
 from modelscape.records.run import RunRecords
 from modelscape.stats import Inference, cluster_mean, random_stream, smoothed_interval
 from modelscape.stats.cases import StackedCases, group_cases
 from modelscape.stats.excess import FloatArray, IndexArray
+from modelscape.stats.floored import floored_ratio
 from modelscape.task.coordinate import Coordinate, same_value
 
-__all__ = ["Spurious", "Tally"]
+__all__ = ["Missed", "Spurious", "Tally"]
 
 #: Why spurious or missed change has nothing to measure, whatever the outputs.
 NO_KEPT = "no step keeps the correct answer"
@@ -35,6 +37,16 @@ NO_MOVED = "no step changes the correct answer"
 @dataclass(frozen=True)
 class Spurious:
     """A spurious change with its interval, or None and why."""
+
+    value: float | None
+    low: float | None = None
+    high: float | None = None
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class Missed:
+    """A missed change with its interval, or None and why."""
 
     value: float | None
     low: float | None = None
@@ -55,9 +67,12 @@ class Tally:
     excess: list[float] = field(default_factory=list)
     #: Measurement ids as parts: point rows, or text when read cell by cell (see IdRows).
     spurious_ids: list[Rows | Sequence[str]] = field(default_factory=list)
-    #: Cross pairs of outputs whose answers stayed, of all cross pairs, where it moves.
+    #: Cross pairs of read answers that stayed, of all cross pairs of read answers, where
+    #: the correct answer moves (two unreadable outputs are no answer that stayed); and the
+    #: same two counts per case, which the interval resamples.
     missed_same: int = 0
     missed_total: int = 0
+    missed_cases: dict[str, list[int]] = field(default_factory=dict)
     missed_ids: list[Rows | Sequence[str]] = field(default_factory=list)
     #: (case, step) pairs that keep or move the correct answer, outputs or not.
     kept_pairs: int = 0
@@ -117,10 +132,7 @@ class Tally:
         )
         for index, flag in enumerate(flags):
             if not flag:
-                matrix, n_a = found.matrices[index], found.sizes[index]
-                n_b = matrix.shape[0] - n_a
-                self.missed_same += int(np.count_nonzero(matrix[:n_a, n_a:] == 0))
-                self.missed_total += n_a * n_b
+                self._add_missed(readable, found, index, first, second)
         if len(kept) < len(flags):
             rows = found.id_rows(~chosen)
             self.missed_ids.append(
@@ -128,6 +140,33 @@ class Tally:
                 if rows is not None
                 else [i for index in np.flatnonzero(~chosen).tolist() for i in found.ids[index]]
             )
+
+    def _add_missed(
+        self,
+        readable: Readable,
+        found: Prepared,
+        index: int,
+        first: Coordinate,
+        second: Coordinate,
+    ) -> None:
+        """Count one case's cross pairs of read answers over a step that moves the answer."""
+        case = found.cases[index]
+        matrix, n_a = found.matrices[index], found.sizes[index]
+        read_a, read_b = readable.flags(case, first), readable.flags(case, second)
+        if len(read_a) != n_a or len(read_b) != matrix.shape[0] - n_a:
+            raise AnalysisError(
+                f"internal: case {case!r} has {matrix.shape[0]} outputs in its distance matrix "
+                f"but {len(read_a) + len(read_b)} in its cells; rebuild the run's records"
+            )
+        both = read_a[:, None] & read_b[None, :]
+        same = int(np.count_nonzero((matrix[:n_a, n_a:] == 0) & both))
+        total = int(np.count_nonzero(both))
+        self.missed_same += same
+        self.missed_total += total
+        if total:
+            counts = self.missed_cases.setdefault(case, [0, 0])
+            counts[0] += same
+            counts[1] += total
 
     def merge(self, other: Tally) -> None:
         """Add another tally's steps to this one."""
@@ -140,6 +179,10 @@ class Tally:
         self.spurious_ids.extend(other.spurious_ids)
         self.missed_same += other.missed_same
         self.missed_total += other.missed_total
+        for case, (same, total) in other.missed_cases.items():
+            counts = self.missed_cases.setdefault(case, [0, 0])
+            counts[0] += same
+            counts[1] += total
         self.missed_ids.extend(other.missed_ids)
         self.kept_pairs += other.kept_pairs
         self.moved_pairs += other.moved_pairs
@@ -169,12 +212,46 @@ class Tally:
             answered, case_shortfall(self.kept_read | self.moved_read, "a step of this axis")
         )
 
-    def missed(self, answered: str | None) -> tuple[float | None, str | None]:
-        """The missed change, or None and why."""
+    def missed(self, answered: str | None, inference: Inference, key: str, where: str) -> Missed:
+        """The missed change with its interval, or None and why.
+
+        The share pools the cross pairs of read answers of every case; its interval resamples
+        cases (their pairs together) and is floored at the t interval
+        (:func:`~modelscape.stats.floored.floored_ratio`); ``inference.interval`` "bca" or
+        "percentile" resample cases alone.
+        """
         reason = self.missed_reason(answered)
         if reason is not None or self.missed_total == 0:
-            return None, reason or case_shortfall((), "a step that changes the correct answer")
-        return self.missed_same / self.missed_total, None
+            reason = reason or case_shortfall((), "a step that changes the correct answer")
+            return Missed(None, reason=reason)
+        value = self.missed_same / self.missed_total
+        if inference.resamples == 0:
+            return Missed(value)
+        counts = np.asarray(list(self.missed_cases.values()), dtype=np.float64)
+        rng = random_stream(inference, key, "bootstrap")
+        with quiet_caveats():
+            if inference.interval == "smoothed":
+                interval = floored_ratio(
+                    counts[:, 0],
+                    counts[:, 1],
+                    resamples=inference.resamples,
+                    confidence=inference.confidence,
+                    rng=rng,
+                    bounds=(0.0, 1.0),
+                    where=where,
+                )
+            else:
+                interval = floored_ratio(
+                    counts[:, 0],
+                    counts[:, 1],
+                    resamples=inference.resamples,
+                    confidence=inference.confidence,
+                    method=inference.mean_interval,
+                    rng=rng,
+                    floor=False,
+                    where=where,
+                )
+        return Missed(value, interval.low, interval.high)
 
     def spurious(
         self, answered: str | None, inference: Inference, key: str, where: str

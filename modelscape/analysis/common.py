@@ -27,6 +27,7 @@ from modelscape.stats import (
     holm,
     random_stream,
 )
+from modelscape.stats.floored import floored_mean
 from modelscape.task.coordinate import Coordinate, same_value, value_key
 
 __all__ = [
@@ -137,22 +138,41 @@ class Summaries(Derived):
 
 
 def mean_interval(
-    per_case: Sequence[float], inference: Inference, key: str, where: str
+    per_case: Sequence[float], inference: Inference, key: str, where: str, *, share: bool = False
 ) -> tuple[float | None, float | None]:
     """The case-bootstrap interval of a mean of per-case values, or (None, None) when there
     is one case or intervals are switched off. ``key`` names the random stream (so each
-    quantity's interval is reproducible on its own); ``where`` names it in caveats."""
+    quantity's interval is reproducible on its own); ``where`` names it in caveats.
+
+    With the default ``Inference.interval`` ("smoothed") the interval is never narrower than
+    the t interval over cases (:func:`~modelscape.stats.floored.floored_mean`), which is what
+    makes it cover from six cases up; ``share`` keeps it within [0, 1] when every value lies
+    there (a mean of a 0/1 metric). "bca" and "percentile" resample cases alone, as before.
+    """
     if len(per_case) < 2 or inference.resamples == 0:
         return None, None
+    rng = random_stream(inference, key, "bootstrap")
     with quiet_caveats():
-        interval = bootstrap_mean(
-            per_case,
-            resamples=inference.resamples,
-            confidence=inference.confidence,
-            method=inference.mean_interval,
-            rng=random_stream(inference, key, "bootstrap"),
-            where=where,
-        )
+        if inference.interval == "smoothed":
+            inside = share and min(per_case) >= 0.0 and max(per_case) <= 1.0
+            interval = floored_mean(
+                per_case,
+                resamples=inference.resamples,
+                confidence=inference.confidence,
+                method=inference.mean_interval,
+                rng=rng,
+                bounds=(0.0, 1.0) if inside else None,
+                where=where,
+            )
+        else:
+            interval = bootstrap_mean(
+                per_case,
+                resamples=inference.resamples,
+                confidence=inference.confidence,
+                method=inference.mean_interval,
+                rng=rng,
+                where=where,
+            )
     return interval.low, interval.high
 
 
@@ -193,7 +213,7 @@ def _summarize(
     count = len(values)
     mean = float(np.mean(per_case))
     key = f"{target}|{metric}|{canonical_json(dict(coordinate))}"
-    low, high = mean_interval(per_case, inference, key, f"metric {metric!r}")
+    low, high = mean_interval(per_case, inference, key, f"metric {metric!r}", share=True)
     return PointSummary(
         metric=metric,
         value=value,

@@ -76,6 +76,29 @@ class Readable:
             self._counts[key] = found
         return found
 
+    def flags(self, case: str, coordinate: Mapping[str, AxisValue]) -> NDArray[np.bool_]:
+        """Whether each successful output of one cell had a read answer, by repetition (the
+        order of the cell's rows in a distance matrix), counted as :meth:`count` counts."""
+        key = self.results.key(coordinate)
+        rows = self.results.rows(self.target, case, key)
+        if self.answered is not None:
+            at = self.results.point_rows(self.answered)
+            if at is None:
+                return np.zeros(len(rows), dtype=np.bool_)
+            found = at[rows]
+            present = found >= 0
+            columns = self.results.point_columns
+            safe = np.maximum(found, 0)
+            read: NDArray[np.bool_] = (
+                present & columns.has_value[safe] & (columns.values[safe] >= 0.5)
+            )
+            return read
+        reader = self.answer
+        if reader is None:
+            return np.ones(len(rows), dtype=np.bool_)
+        outputs = self.results.outputs(self.target, case, key)
+        return np.asarray([reader(o.output) is not None for o in outputs], dtype=np.bool_)
+
     def both_sides(
         self, case: str, first: Mapping[str, AxisValue], second: Mapping[str, AxisValue]
     ) -> bool:

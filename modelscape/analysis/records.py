@@ -268,6 +268,8 @@ class AxisScore(FrozenModel):
     spurious_low: float | None = None
     spurious_high: float | None = None
     missed_change: float | None
+    missed_low: float | None = None
+    missed_high: float | None = None
     shifts: tuple[BoundaryCandidate, ...]
     threshold: Threshold | None = None
     undefined: dict[str, str] = Field(default_factory=dict)
@@ -282,8 +284,9 @@ class Scorecard(FrozenModel):
     prompt per case define accuracy). ``answered`` is the share of outputs, over every
     coordinate, from which an answer could be read. ``spurious_change`` is answer change
     beyond noise where the correct answer stays the same, with its interval; it may be
-    negative, an unbiased estimate of no change. ``missed_change`` is the share of answers
-    that stay the same where it moves. Both are ideally zero.
+    negative, an unbiased estimate of no change. ``missed_change`` is the share of cross pairs of
+    read answers that stay the same where it moves, with its interval (two unreadable
+    outputs are not an answer that stayed). Both are ideally zero.
 
     A quantity that could not be computed is None, and ``undefined`` maps its name
     (accuracy, baseline_accuracy, answered, spurious_change, missed_change, shifts,
@@ -309,6 +312,8 @@ class Scorecard(FrozenModel):
     spurious_low: float | None = None
     spurious_high: float | None = None
     missed_change: float | None = None
+    missed_low: float | None = None
+    missed_high: float | None = None
     axes: tuple[AxisScore, ...] = ()
     undefined: dict[str, str] = Field(default_factory=dict)
     #: Caveats of its intervals: too few cases for their coverage to be known.

@@ -38,6 +38,7 @@ from modelscape.errors import AnalysisError
 from modelscape.records.grid import Rows, row_means
 from modelscape.records.run import Derived, RunRecords
 from modelscape.stats import BoundaryCriterion, Inference
+from modelscape.stats.floored import CASES_CHECKED
 from modelscape.stats.smoothed import CASES_FOR_COVERAGE
 from modelscape.task.design import axis_roles as design_roles
 
@@ -100,7 +101,7 @@ def _case_mean(
     per_case = row_means(values, lengths[scored]).tolist()
     mean = float(np.mean(per_case))
     stream = f"{target}|{metric}|{','.join(cases)}"
-    low, high = mean_interval(per_case, inference, stream, f"accuracy of {target!r}")
+    low, high = mean_interval(per_case, inference, stream, f"accuracy of {target!r}", share=True)
     return mean, low, high, len(per_case), rows
 
 
@@ -203,9 +204,14 @@ def scorecard(
         spurious = tally.spurious(too_few, inference, f"{name}|{group}|{record.name}", where)
         if spurious.reason is not None:
             axis_undefined["spurious_change"] = spurious.reason
-        missed, missed_reason = tally.missed(too_few)
-        if missed_reason is not None:
-            axis_undefined["missed_change"] = missed_reason
+        missed = tally.missed(
+            too_few,
+            inference,
+            f"{name}|{group}|{record.name}|missed",
+            f"missed change of {name!r} on {record.name!r}",
+        )
+        if missed.reason is not None:
+            axis_undefined["missed_change"] = missed.reason
         shifts_reason = first_reason(untested, tally.shifts_reason(too_few))
         if shifts_reason is not None:
             axis_undefined["shifts"] = shifts_reason
@@ -235,7 +241,9 @@ def scorecard(
                 spurious_change=spurious.value,
                 spurious_low=spurious.low,
                 spurious_high=spurious.high,
-                missed_change=missed,
+                missed_change=missed.value,
+                missed_low=missed.low,
+                missed_high=missed.high,
                 shifts=() if shifts_reason is not None else tuple(shifts),
                 threshold=found_threshold,
                 undefined=axis_undefined,
@@ -247,9 +255,11 @@ def scorecard(
     )
     if spurious.reason is not None:
         undefined["spurious_change"] = spurious.reason
-    missed, missed_reason = overall.missed(too_few)
-    if missed_reason is not None:
-        undefined["missed_change"] = missed_reason
+    missed = overall.missed(
+        too_few, inference, f"{name}|{group}|missed", f"missed change of {name!r}"
+    )
+    if missed.reason is not None:
+        undefined["missed_change"] = missed.reason
     for quantity, reasons in (("shifts", shift_reasons), ("invariant_shifts", invariant_reasons)):
         reason = joined(reasons)
         if reason is not None:
@@ -260,6 +270,12 @@ def scorecard(
             0,
             f"intervals from {scored} cases are rough: their coverage was checked by simulation "
             f"from {CASES_FOR_COVERAGE} cases up",
+        )
+    elif low is not None and scored < CASES_CHECKED:
+        caveats.insert(
+            0,
+            f"the accuracy interval rests on {scored} cases: its coverage was checked by "
+            f"simulation from {CASES_CHECKED} cases up",
         )
     all_ids = ids.unique([accuracy_rows, answered_rows, *overall.spurious_ids, *overall.missed_ids])
     return Scorecard(
@@ -280,7 +296,9 @@ def scorecard(
         spurious_change=spurious.value,
         spurious_low=spurious.low,
         spurious_high=spurious.high,
-        missed_change=missed,
+        missed_change=missed.value,
+        missed_low=missed.low,
+        missed_high=missed.high,
         axes=tuple(axes),
         undefined=undefined,
         warnings=tuple(dict.fromkeys(caveats)),

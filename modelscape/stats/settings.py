@@ -31,10 +31,12 @@ class Inference(FrozenModel):
     seed: int = Field(default=0, ge=0)
     #: How intervals are made. ``"smoothed"`` (the default) redraws each case's outputs from a
     #: smoothed model of them for an excess change (see :mod:`modelscape.stats.smoothed`;
-    #: simulated coverage in docs/design/007-honest-numbers.md) and uses BCa for every other
-    #: mean (accuracy, thresholds, rank correlations). ``"bca"`` (bias-corrected and
-    #: accelerated, Efron 1987) and ``"percentile"`` resample cases alone, for every interval:
-    #: ``"bca"`` reproduces reports made before the smoothed interval existed.
+    #: simulated coverage in docs/design/007-honest-numbers.md); for a mean or share over
+    #: cases (accuracy, missed change, thresholds, surfaces) it takes BCa floored at the t
+    #: interval over cases (:mod:`modelscape.stats.floored`), and BCa for rank correlations.
+    #: ``"bca"`` (bias-corrected and accelerated, Efron 1987) and ``"percentile"`` resample
+    #: cases alone, for every interval: ``"bca"`` reproduces reports made before the smoothed
+    #: interval existed.
     interval: Literal["smoothed", "bca", "percentile"] = "smoothed"
 
     @property
