@@ -111,11 +111,19 @@ def _places(scores: npt.NDArray[np.float64]) -> npt.NDArray[np.int64]:
 
 
 def _quantile_places(places: npt.NDArray[np.int64]) -> tuple[list[int], list[int]]:
-    """Each column's 2.5% and 97.5% quantile (inverted CDF: a place some resample took)."""
+    """Each column's 2.5% and 97.5% quantile by the inverted CDF: the smallest place that at
+    least that share of resamples reach or beat (always a place some resample took).
+
+    The order statistic is counted in whole numbers (the k-th smallest, k = ceil(share x
+    resamples)), since a float share times the count can land just above a whole number and
+    pick the next place (numpy's ``inverted_cdf`` does for 0.025 x 200).
+    """
+    count = places.shape[0]
     tail = (1 - CONFIDENCE) / 2
-    low = np.quantile(places, tail, axis=0, method="inverted_cdf")
-    high = np.quantile(places, 1 - tail, axis=0, method="inverted_cdf")
-    return [int(v) for v in low], [int(v) for v in high]
+    first = max(1, math.ceil(round(tail * count, 6)))
+    last = max(1, math.ceil(round((1 - tail) * count, 6)))
+    ordered = np.sort(places, axis=0)
+    return [int(v) for v in ordered[first - 1]], [int(v) for v in ordered[last - 1]]
 
 
 def _resampled_scores(
