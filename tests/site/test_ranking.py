@@ -231,3 +231,18 @@ def test_a_report_without_per_case_accuracies_gives_places_without_intervals() -
     assert (found["a"].rank, found["a"].low, found["a"].high) == (1, None, None)
     assert found["a"].interval_reason is not None
     assert "'a'" in found["a"].interval_reason
+
+
+def test_scorecards_keep_each_cases_accuracy_for_the_bootstrap() -> None:
+    # A real run: each case's stored accuracy is its mean metric, read the slow way, and their
+    # mean is the scorecard's accuracy.
+    from tests.analysis import direct
+    from tests.analysis.conftest import FAST, ITEMS, run, scenario
+
+    results = run(scenario(repetitions=2), "mumbler", "late")
+    for target in ("mumbler", "late"):
+        card = results.scorecard("correct", "answer_change", target=target, inference=FAST)
+        means = direct.case_metric_means(results, "correct", target, ITEMS)
+        assert card.case_accuracy == pytest.approx(dict(zip(ITEMS, means, strict=True)))
+        assert card.accuracy == pytest.approx(sum(card.case_accuracy.values()) / len(ITEMS))
+        assert "case_accuracy" in card.model_dump_json()
