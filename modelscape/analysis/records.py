@@ -318,6 +318,9 @@ class Scorecard(FrozenModel):
     undefined: dict[str, str] = Field(default_factory=dict)
     #: Caveats of its intervals: too few cases for their coverage to be known.
     warnings: tuple[str, ...] = ()
+    #: Each scored case's mean metric, by case id: what the site's rank intervals resample
+    #: (a case with no scored output is absent, never 0).
+    case_accuracy: dict[str, float] = Field(default_factory=dict, repr=False)
     measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
     accuracy_ids: tuple[str, ...] = Field(default=(), repr=False)
     baseline_accuracy_ids: tuple[str, ...] = Field(default=(), repr=False)

@@ -86,7 +86,7 @@ def _group_cases(results: RunRecords, group: str, cases: Sequence[str] | None) -
 
 def _case_mean(
     results: RunRecords, metric: str, target: str, cases: Sequence[str], inference: Inference
-) -> tuple[float | None, float | None, float | None, int, Rows]:
+) -> tuple[float | None, float | None, float | None, int, Rows, dict[str, float]]:
     """A metric's mean over every successful output, cases weighted equally, with an interval,
     and how many cases it rests on, and the point rows of its measurements.
 
@@ -97,12 +97,13 @@ def _case_mean(
     lengths, values, rows = results.case_points(metric, target, cases, results.keys)
     scored = lengths > 0
     if not scored.any():
-        return None, None, None, 0, rows[:0]
+        return None, None, None, 0, rows[:0], {}
     per_case = row_means(values, lengths[scored]).tolist()
     mean = float(np.mean(per_case))
     stream = f"{target}|{metric}|{','.join(cases)}"
     low, high = mean_interval(per_case, inference, stream, f"accuracy of {target!r}", share=True)
-    return mean, low, high, len(per_case), rows
+    by_case = dict(zip(np.asarray(cases)[scored].tolist(), per_case, strict=True))
+    return mean, low, high, len(per_case), rows, by_case
 
 
 def _answered(
@@ -144,7 +145,7 @@ def scorecard(
     if metric not in {m.name for m in results.experiment.point_metrics}:
         known = [m.name for m in results.experiment.point_metrics]
         raise AnalysisError(f"no point metric {metric!r}; metrics: {known}")
-    accuracy, low, high, scored, accuracy_rows = _case_mean(
+    accuracy, low, high, scored, accuracy_rows, by_case = _case_mean(
         results, metric, name, chosen, inference
     )
     ids = IdRows.of(results)
@@ -302,6 +303,7 @@ def scorecard(
         axes=tuple(axes),
         undefined=undefined,
         warnings=tuple(dict.fromkeys(caveats)),
+        case_accuracy=by_case,
         measurement_ids=all_ids,
         accuracy_ids=ids.text(accuracy_rows),
         baseline_accuracy_ids=at_baseline.measurement_ids,

@@ -98,6 +98,9 @@ class Headline(FrozenModel):
     latency: float | None = None
     structured: str | None = None
     settings: dict[str, JsonValue] = Field(default_factory=dict)
+    #: Each scored case's accuracy, by case id (the rank bootstrap resamples them); empty
+    #: for a report written before scorecards kept them.
+    case_accuracy: dict[str, float] = Field(default_factory=dict)
 
     @property
     def kind(self) -> Kind:
@@ -135,6 +138,7 @@ class Headline(FrozenModel):
             latency=target.latency if target else None,
             structured=_structured(target.parameters) if target else None,
             settings=dict(target.parameters) if target else {},
+            case_accuracy=dict(card.case_accuracy),
         )
 
 

@@ -44,7 +44,7 @@ __all__ = [
 CSV_FILE = "leaderboard.csv"
 JSON_FILE = "leaderboard.json"
 #: Raised whenever a column is renamed, removed or redefined (adding one at the end is not).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 #: Every column, in order: name, then what it holds.
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -52,7 +52,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("kind", "model, reference or other"),
     ("group", "the group of cases: all, or one the scenario names"),
     ("scenario", "the scenario's name"),
-    ("rank", "the target's place by mean win rate in this group (ties share it)"),
+    ("rank", "the model's place by mean accuracy in this group (empty: reference or unranked)"),
     ("mean_win_rate", "the target's mean win rate over this group's scenarios, 0 to 1"),
     ("win_rate", "the share of other targets it beats on this scenario, 0 to 1"),
     ("accuracy", "share of correct answers, 0 to 1"),
@@ -75,6 +75,9 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("created", "when the run's report was made (ISO 8601, UTC)"),
     ("reported_models", "model versions the provider reported, with their output counts"),
     ("report", "the run's report page, relative to the site's root"),
+    ("rank_low", "best place in the rank's 95% interval (case bootstrap)"),
+    ("rank_high", "worst place in the rank's 95% interval (case bootstrap)"),
+    ("mean_accuracy", "the target's mean accuracy over this group's scenarios where defined"),
 )
 _NAMES = tuple(name for name, _ in COLUMNS)
 _TEXT = frozenset({"model", "kind", "group", "scenario", "run", "created", "report"})
@@ -126,6 +129,9 @@ def _record(
         "created": entry.run.created,
         "reported_models": dict(sorted(h.models.items())),
         "report": catalog.report_path(entry.run.run),
+        "rank_low": row.standing.low,
+        "rank_high": row.standing.high,
+        "mean_accuracy": _number(row.standing.score),
     }
 
 
@@ -195,6 +201,12 @@ def leaderboard_json(catalog: Catalog, *, title: str) -> str:
                         "scenarios": row.win_rate.scenarios,
                         "undefined": row.win_rate.reason,
                         "page": catalog.model_path(row.model),
+                        "rank_low": row.standing.low,
+                        "rank_high": row.standing.high,
+                        "tied": list(row.standing.tied),
+                        "mean_accuracy": _number(row.standing.score),
+                        "ranked_scenarios": row.standing.scenarios,
+                        "unranked": row.standing.reason,
                     }
                     for row in matrix.rows
                 ],
@@ -205,7 +217,7 @@ def leaderboard_json(catalog: Catalog, *, title: str) -> str:
         "schema_version": SCHEMA_VERSION,
         "modelscape": __version__,
         "title": title,
-        "ranking": "mean win rate on accuracy; see the Method page",
+        "ranking": "models by mean accuracy, with rank intervals; see the Method page",
         "columns": [{"name": name, "description": text} for name, text in COLUMNS],
         "quantities": [
             {"key": q.key, "label": q.label, "unit": q.unit, "description": q.description}

@@ -1,8 +1,12 @@
-"""The leaderboard's matrix: one row per model, one column group per scenario, and a ranking.
+"""The leaderboard's matrix: one row per target, one column group per scenario, and a ranking.
 
 A :class:`Matrix` arranges the catalog's most recent scorecards of one group of cases (``all``
-of them, or a group a scenario names) by model and scenario, and ranks the models by their
-**mean win rate** on accuracy:
+of them, or a group a scenario names) by target and scenario, and ranks them by the rule of
+:mod:`modelscape.site.ranking`: models only (reference targets form a band of anchors beside
+the ranking), by mean accuracy over the scenarios where it is defined, with a rank interval
+from a paired case bootstrap and ties where the intervals overlap.
+
+Each target's **mean win rate** on accuracy is kept beside it, as the downloads give it:
 
 - on one scenario, among the targets whose accuracy is defined there, a target's win rate is
   the share of the *other* targets it beats, a tie counting as half a win;
@@ -12,8 +16,8 @@ of them, or a group a scenario names) by model and scenario, and ranks the model
 This is HELM's aggregate (Liang et al., 2022, "Holistic Evaluation of Language Models",
 section 4.2), with ties split as in a rank sum: on one scenario it equals
 ``(rank - 1) / (n - 1)`` with average ranks of the ``n`` defined values, counted from the
-lowest. Every target in the matrix takes part, reference targets included: beating a random
-answerer is part of what a ranking should say, and hiding rows on the page does not change it.
+lowest. It no longer orders the rows: it ignores the intervals and how many scenarios a
+target ran.
 
 The module holds the data and its definitions; :mod:`modelscape.site.views` turns them into
 table rows and :mod:`modelscape.site.exports` into the CSV and JSON downloads.
@@ -26,6 +30,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from modelscape.site.catalog import ALL, Catalog, Entry, Kind
+from modelscape.site.ranking import Score, Standing, rank_targets
 
 __all__ = [
     "HEAT_BINS",
@@ -168,21 +173,28 @@ def win_rates(values: Mapping[str, Mapping[str, float | None]]) -> dict[str, Win
 
 @dataclass(frozen=True)
 class Ranked:
-    """One row of the matrix: a target, its kind, its entries by scenario and its ranking."""
+    """One row of the matrix: a target, its kind, its entries by scenario, its standing in
+    the ranking (place, interval, ties, or why it has none) and its mean win rate."""
 
     model: str
     kind: Kind
     entries: dict[str, Entry]
     win_rate: WinRate
-    rank: int | None
+    standing: Standing
+
+    @property
+    def rank(self) -> int | None:
+        """Its place in the ranking (None: a reference target, or unranked)."""
+        return self.standing.rank
 
 
 @dataclass(frozen=True)
 class Matrix:
     """The most recent scorecards of one group of cases, by target and scenario, ranked.
 
-    ``scenarios`` are the scenarios that have the group, sorted; ``rows`` are ranked by mean
-    win rate, highest first (ties share a rank; n/a last), then by name.
+    ``scenarios`` are the scenarios that have the group, sorted; ``rows`` are the ranked
+    targets by place (then name), then the unranked ones, then the reference band, each of
+    the last two by mean accuracy, highest first (n/a last).
     """
 
     group: str
@@ -215,19 +227,21 @@ class Matrix:
             for scenario in scenarios
         }
         rates = win_rates(accuracies)
-        defined = [r.value for r in rates.values() if r.value is not None]
-        rows: list[Ranked] = []
-        for model in by_model:
-            rate = rates[model]
-            rank = None
-            if rate.value is not None:
-                # Competition ranking: a tie shares the better place, the next place skips.
-                rank = 1 + sum(1 for other in defined if _beats(other, rate.value) == 1.0)
-            entry = next(iter(by_model[model].values()))
-            rows.append(Ranked(model, entry.headline.kind, by_model[model], rate, rank))
-        # By rank, not by the rates themselves: two rates that tie within the tolerance (7/12
-        # summed two ways differs in its last bit) share a place and are ordered by name.
-        rows.sort(key=lambda r: (r.rank is None, r.rank or 0, r.model))
+        table = {
+            scenario: {
+                model: Score(row[scenario].headline.accuracy, row[scenario].headline.case_accuracy)
+                for model, row in by_model.items()
+                if scenario in row
+            }
+            for scenario in scenarios
+        }
+        kinds = {model: next(iter(row.values())).headline.kind for model, row in by_model.items()}
+        standings = rank_targets(table, kinds, scenarios=scenarios)
+        rows = [
+            Ranked(model, kinds[model], by_model[model], rates[model], standings[model])
+            for model in by_model
+        ]
+        rows.sort(key=_row_order)
         return cls(group, scenarios, tuple(rows))
 
     def win_rate_on(self, scenario: str) -> dict[str, float]:
@@ -246,3 +260,11 @@ class Matrix:
         return scenario_win_rates(
             {m: v for m, v in values.items() if v is not None and math.isfinite(v)}
         )
+
+
+def _row_order(row: Ranked) -> tuple[int, int, float, str]:
+    """Ranked targets by place, then unranked ones, then the reference band (by score)."""
+    standing = row.standing
+    band = 2 if standing.reference else (0 if standing.rank is not None else 1)
+    score = -standing.score if standing.score is not None else math.inf
+    return (band, standing.rank or 0, score, row.model)

@@ -14,6 +14,7 @@ from modelscape.pages.charts import PALETTE, label
 from modelscape.report.summary import interval, number
 from modelscape.site.catalog import ALL, Catalog, Entry
 from modelscape.site.leaderboard import QUANTITIES, Matrix, Ranked, heat
+from modelscape.site.ranking import minimum_scenarios
 
 __all__ = [
     "KIND_LABELS",
@@ -22,6 +23,7 @@ __all__ = [
     "entry_row",
     "matrix_table",
     "provenance_rows",
+    "standing_cells",
 ]
 
 #: How the page names each kind of target, in the order its filters list them.
@@ -107,6 +109,36 @@ def _provenance(catalog: Catalog, row: Ranked) -> dict[str, Any] | None:
     }
 
 
+def standing_cells(row: Ranked, scenarios: int) -> dict[str, Any]:
+    """A row's place and score as the matrix shows them: the place with its interval and the
+    targets it is tied with, or why it has no place; the mean accuracy with its count."""
+    standing = row.standing
+    place = None if standing.rank is None else str(standing.rank)
+    interval = None
+    if standing.low is not None and standing.high is not None:
+        interval = (
+            str(standing.low)
+            if standing.low == standing.high
+            else f"{standing.low}\u2013{standing.high}"
+        )
+    score = standing.score
+    return {
+        "place": place,
+        "sort": "" if standing.rank is None else str(standing.rank),
+        "interval": interval,
+        "interval_reason": standing.interval_reason,
+        "tied": list(standing.tied),
+        "reason": standing.reason,
+        "reference": standing.reference,
+        "score": None if score is None else f"{score:.2f}",
+        "score_sort": "" if score is None else f"{score:.6g}",
+        "scenarios": standing.scenarios,
+        "ran": standing.ran,
+        "of": scenarios,
+        "minimum": minimum_scenarios(scenarios),
+    }
+
+
 def matrix_table(catalog: Catalog, matrix: Matrix) -> dict[str, Any]:
     """One group's matrix as a table: scenarios as column groups, one row per target.
 
@@ -140,6 +172,7 @@ def matrix_table(catalog: Catalog, matrix: Matrix) -> dict[str, Any]:
                 "kind": row.kind,
                 "structured": ", ".join(structured),
                 "rank": row.rank,
+                "standing": standing_cells(row, len(matrix.scenarios)),
                 "win": _cell(
                     win.value,
                     "" if win.value is None else f"{win.value:.2f}",

@@ -36,59 +36,59 @@ RUNS = Path(__file__).resolve().parents[2] / "content" / "runs"
 PINNED = {
     "arithmetic-local-models": (
         "eabdc6377ac151f9",
-        "913c83904041c97ce2cbea2f2d811e3f86854fda961b799ff6c2d0f187b370f1",
+        "087f8dd12f1ffdc7ef7847c51da7c5f3ef52260bf6556827f5850a924564ffe9",
     ),
     "conditioning-local-models": (
         "d4b7e8ebd11fe3c3",
-        "ca8c52b2ccc8d0e1ead07071ece18cf5e63a41d6fcc5966f6b196f3cd493ee00",
+        "0472440c998da618fbdb6734a32ffc08be19689dd35140f825d43e8140d6e3c3",
     ),
     "evidence-local-models": (
         "1f0f7c9f7df6a215",
-        "d9796bd9af4fe3968d5a34f61969b684bf7409cd8595b07faabff52a61fbf8e3",
+        "bb9e41f285c90c99f48f66d41f34bb08727a8cf16f3fc95b93863140161316a6",
     ),
     "arithmetic-reference": (
         "623f7e384dd77d8a",
-        "2663d21d7780bf73a3dcb5dc1fbd07a35ba43d964b8b9bb74b8aaa692e0407a5",
+        "4b0458ec984bc835ff21720900bcbb9403c1a1d592c03607474d2879e1efe0fc",
     ),
     "conditioning-reference": (
         "f27602f611af848e",
-        "81b23f52d3b1358aba1ddd8f2849681eec0292b9f548a4b96e02a68de8acf0e3",
+        "ca42f808a1e25199a15f4f6af9870ca3e47e740df9e53a597c09f15595131950",
     ),
     "evidence-reference": (
         "c895f40a4f47ad1e",
-        "1e0aba4911cba8c8ef8f654af2b2464888c7b5b70ca937d2c0633f40608d0aed",
+        "db11824d2c36175787203401abd9bd82c7e4c20b62a51bd027b7c785ca21e54e",
     ),
     "fair-lending-local-models": (
         "b8428948fa191bfe",
-        "407f7863482e11782492e40586e8fa523084b889da2f5548fb0dfd56d28dd879",
+        "178c43f5c5da0d763eec65ae5da77f18f6f780a9701ca8010ecab97c4190dd3e",
     ),
     "fair-lending-reference": (
         "5c67f6cb15ace136",
-        "8d88384c4649112e73e2b2abaf2ea542be64595cf76a4203f21d1db8e11b772a",
+        "bc98e8dc613298358810120bd2f49ae1da297a190afd955d707884c96999f072",
     ),
     "pressure-local-models": (
         "c0fa79fe0321e4e2",
-        "76b99c0ec0c1060eafaea5a03110716080cd6ae1acda86c1f08ad1743d6e6599",
+        "ecf84f0c05b9466875be588d097aef547db8358ade6417824cab105dfb9343f7",
     ),
     "pressure-reference": (
         "f010940dfd95cadf",
-        "ee1772b4a4b7e869ca1976583bdb74518f3112c90e3b42d97592693fe647ad73",
+        "fcd4280c41c89446e114b517f79795352cb6ed99c7e8ca7b69cc371267fbfec7",
     ),
     "return-window-local-models": (
         "ea844b6c6b5bf294",
-        "3511c88413e4ca63521f57b476d88e99be9e17b6920f147ea1bbf902ed865870",
+        "51a1d1dadac14c09cdd27f4925d48e4393e0523de6b6b61657179b5f02f26205",
     ),
     "return-window-reference": (
         "c30fe9ae1c534c86",
-        "b8ce19fca1154a5b948aea9bcf5b23e26a9c3c5fb462ff99ad035405eff0f4de",
+        "de209f3c32bc3f2f2f14a00df3611912f87dbe03328ec75bfd4a39a1323b7f16",
     ),
     "review-injection-local-models": (
         "f8224ba88645cd5b",
-        "2fff2cb92612839193898e03e24175df9000ea304a5b73c153667247e2fd908a",
+        "ce01cd8120d715699e6a9959dddb827faf1ad9757d85d87975ebcf363a62aed5",
     ),
     "review-injection-reference": (
         "d5be2cd4705612f9",
-        "20ab03e221f8ad22f2250ab4df314a1dfed0240dcf2c7d52bfe6c58c589dd7ce",
+        "59cd1a41fc958a924634dbae5ebd854091d5141a47c87978d75aa95f79cbdd8c",
     ),
 }
 

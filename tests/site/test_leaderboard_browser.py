@@ -104,32 +104,42 @@ def test_the_ranking_sorts_from_the_keyboard(opener: Any, site: Path) -> None:
     page = opener((site / "index.html").as_uri()).page
     matrix = page.locator(ALL)
     rank = matrix.locator('th[data-column="0"]')
-    win = matrix.locator('th[data-column="2"]')
+    mean = matrix.locator('th[data-column="2"]')
+    # The ranked and unranked targets sort; the reference band stays below them, sorted apart.
+    ranked_body = "tbody:not(.reference-band) tr td:nth-child(3)"
+    anchors = page.locator(f"{ALL} tbody.reference-band tr th > a:first-child")
+    band = anchors.all_inner_texts()
+    assert set(band) == REFERENCES
     assert rank.get_attribute("aria-sort") == "ascending"  # the server's order
     ranked = _visible_models(page)
-    win.locator("button").focus()
+    mean.locator("button").focus()
     page.keyboard.press("Enter")
-    assert win.get_attribute("aria-sort") == "ascending"
+    assert mean.get_attribute("aria-sort") == "ascending"
     assert rank.get_attribute("aria-sort") is None
-    values = matrix.locator("tbody tr td:nth-child(3)").evaluate_all(
-        "cells => cells.map(c => c.dataset.value)"
-    )
+    values = matrix.locator(ranked_body).evaluate_all("cells => cells.map(c => c.dataset.value)")
     numbers = [float(v) for v in values if v]
     assert numbers == sorted(numbers)
-    # A target that never answered has no win rate: it stays last whichever way.
+    # A target that never answered has no mean accuracy: it stays last whichever way.
     assert "" in values
     assert values == [*(v for v in values if v), *(v for v in values if not v)]
     page.keyboard.press("Enter")
-    assert win.get_attribute("aria-sort") == "descending"
-    # Sorting by win rate, highest first, gives the ranking back (up to ties' order).
-    shown = matrix.locator("tbody tr td:nth-child(3)").evaluate_all(
-        "cells => cells.map(c => c.dataset.value)"
-    )
-    rates = [float(v) for v in shown if v]
-    assert rates == sorted(rates, reverse=True)
+    assert mean.get_attribute("aria-sort") == "descending"
+    # Sorting by mean accuracy, highest first, gives the ranking back (up to ties' order).
+    shown = matrix.locator(ranked_body).evaluate_all("cells => cells.map(c => c.dataset.value)")
+    scores = [float(v) for v in shown if v]
+    assert scores == sorted(scores, reverse=True)
     assert shown == [*(v for v in shown if v), *(v for v in shown if not v)]
     assert sorted(_visible_models(page)) == sorted(ranked)
-    assert _visible_models(page)[0] == ranked[0] == "oracle"
+    # Highest mean accuracy first puts the places in order (unranked targets fall between).
+    places = matrix.locator("tbody:not(.reference-band) tr td:nth-child(1)").evaluate_all(
+        "cells => cells.map(c => c.dataset.value)"
+    )
+    assert [int(p) for p in places if p] == sorted(int(p) for p in places if p)
+    assert sorted(anchors.all_inner_texts()) == sorted(band)
+    apart = matrix.locator("tbody.reference-band tr td:nth-child(3)").evaluate_all(
+        "cells => cells.map(c => c.dataset.value)"
+    )
+    assert [float(v) for v in apart] == sorted((float(v) for v in apart), reverse=True)
 
 
 def test_reference_targets_are_badged_and_can_be_hidden(opener: Any, site: Path) -> None:

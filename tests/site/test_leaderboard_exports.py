@@ -62,7 +62,7 @@ def test_the_index_links_both_downloads(full: Path) -> None:
 def test_the_json_names_its_schema(full: Path) -> None:
     data = _json(full)
     assert data["schema"] == "modelscape.leaderboard"
-    assert data["schema_version"] == SCHEMA_VERSION == 1
+    assert data["schema_version"] == SCHEMA_VERSION == 2
     assert [c["name"] for c in data["columns"]] == NAMES
     assert all(set(record) == set(NAMES) for record in data["records"])
     assert data["groups"][0]["group"] == "all"

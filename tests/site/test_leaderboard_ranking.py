@@ -2,7 +2,8 @@
 
 The mean win rate is checked against average ranks from ``scipy.stats.rankdata`` (on one
 scenario a target's win rate is ``(rank - 1) / (n - 1)``), averaged in exact fractions, and the
-competition ranking against a count of strictly higher means.
+competition ranking by mean accuracy against a count of strictly higher means (exact fractions
+too); ``test_ranking.py`` checks the rank intervals.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from scipy.stats import rankdata
 
 from modelscape.site.catalog import target_kind
 from modelscape.site.leaderboard import HEAT_BINS, Matrix, heat, win_rates
+from modelscape.site.ranking import minimum_scenarios
 from modelscape.site.tables import matrix_table
 from tests.site.boards import REFERENCE, catalog_of, summary
 from tests.site.sitetools import REPO
@@ -67,26 +69,37 @@ def test_mean_win_rates_equal_average_ranks(table: dict[str, dict[str, float | N
 
 
 @given(TABLE)
-# Two mean win rates of 7/12 summed in other orders differ in their last bit: they tie.
+# Two mean accuracies of 7/36 summed in other orders may differ in their last bit: they tie.
 @example(
     {"s1": {"b": 1 / 6, "e": 1 / 3, "a": 0.0}, "s2": {"e": 0.0, "a": 0.0, "b": 1 / 6, "c": 1 / 3}}
 )
-def test_the_matrix_ranks_by_mean_win_rate_with_shared_places(
+def test_the_matrix_ranks_by_mean_accuracy_with_shared_places(
     table: dict[str, dict[str, float | None]],
 ) -> None:
     runs = [summary(f"run-{s}", s, row) for s, row in table.items() if row]
     matrix = Matrix.of(catalog_of(*runs))
-    expected = _expected({s: row for s, row in table.items() if row})
-    defined = [v for v in expected.values() if v is not None]
+    shown = {s: row for s, row in table.items() if row}
+    need = minimum_scenarios(len(shown))
+    means: dict[str, Fraction | None] = {}
+    for model in {m for row in shown.values() for m in row}:
+        values = [
+            Fraction(v).limit_denominator(6)
+            for row in shown.values()
+            if (v := row.get(model)) is not None
+        ]
+        # Exact fractions of sixths: n/a is left out, and too few scenarios leave it unranked.
+        means[model] = sum(values, Fraction(0)) / len(values) if len(values) >= need else None
+    ranked = [v for v in means.values() if v is not None]
     ranks = {row.model: row.rank for row in matrix.rows}
-    for model, value in expected.items():
+    for model, value in means.items():
         if value is None:
             assert ranks[model] is None
         else:
-            assert ranks[model] == 1 + sum(1 for other in defined if other > value)
-    # Rows in rank order, n/a last, names breaking ties.
-    order = [(r.rank is None, r.rank or 0, r.model) for r in matrix.rows]
+            assert ranks[model] == 1 + sum(1 for other in ranked if other > value)
+    # Rows in rank order, unranked last, names breaking ties.
+    order = [(r.rank is None, r.rank or 0, r.model) for r in matrix.rows if r.rank is not None]
     assert order == sorted(order)
+    assert [r.rank is None for r in matrix.rows] == sorted(r.rank is None for r in matrix.rows)
 
 
 def test_a_small_matrix_by_hand() -> None:

@@ -39,13 +39,16 @@
         const ascending = header.getAttribute("aria-sort") !== "ascending";
         columns.forEach(([other]) => other.removeAttribute("aria-sort"));
         header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-        const rows = Array.from(body.rows);
-        rows.sort((a, b) => {
-          const order = compare(key(a, index), key(b, index), numeric);
-          const emptyLast = key(a, index) === "" || key(b, index) === "";
-          return ascending || emptyLast ? order : -order;
-        });
-        body.append(...rows);
+        // Each body sorts on its own: the leaderboard's reference band stays below the ranking.
+        for (const part of table.tBodies) {
+          const rows = Array.from(part.rows);
+          rows.sort((a, b) => {
+            const order = compare(key(a, index), key(b, index), numeric);
+            const emptyLast = key(a, index) === "" || key(b, index) === "";
+            return ascending || emptyLast ? order : -order;
+          });
+          part.append(...rows);
+        }
       });
     }
   }
