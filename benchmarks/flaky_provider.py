@@ -24,13 +24,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from modelscape.execution.config import ExecutionConfig, RetryPolicy  # noqa: E402
-from modelscape.execution.runner import Progress, Runner  # noqa: E402
-from modelscape.providers import OpenAICompatibleTarget  # noqa: E402
-from modelscape.store.sqlite import SQLiteStore  # noqa: E402
-from modelscape.target import TargetOutput, TargetRequest  # noqa: E402
-from tests.providers.flaky_server import FlakyServer  # noqa: E402
-from tests.support.mapping_space import scenario  # noqa: E402
+from modelscape.execution.config import ExecutionConfig, RetryPolicy
+from modelscape.execution.runner import Progress, Runner
+from modelscape.providers import OpenAICompatibleTarget
+from modelscape.store.sqlite import SQLiteStore
+from modelscape.target import TargetOutput, TargetRequest
+from tests.providers.flaky_server import FlakyServer
+from tests.support.mapping_space import scenario
 
 
 class Counted(OpenAICompatibleTarget):

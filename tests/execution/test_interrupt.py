@@ -8,7 +8,6 @@ which a shell reports as 130); the ``run`` command maps the interrupt to its exi
 from __future__ import annotations
 
 import signal
-import subprocess
 from pathlib import Path
 
 import pytest
