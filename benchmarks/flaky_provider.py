@@ -9,6 +9,11 @@ hangs the server really made), the wall time and the peak RSS of the process (th
 in a thread of the same process, so its memory is included).
 
     python benchmarks/flaky_provider.py [--observations N] [--faults 0.25] [--timeout 0.25]
+
+Measured once (nice -n 10, 2 shared cores, defaults): 20,000 observations, ok share 0.9993
+(14 failed), not stopped, 6,658 retries, 1,649 timeouts against 1,639 hangs (10 beyond them),
+150 s wall time, peak RSS 223 MiB. Before the breaker told flaky from dead, such a run stopped
+after "10 identical failures in a row: timed out" with nearly every observation not asked.
 """
 
 from __future__ import annotations
