@@ -10,7 +10,7 @@ from xml.sax.saxutils import escape, quoteattr
 import click
 
 from modelscape.cli.files import check_output, write_output
-from modelscape.errors import CommandError, StoreError
+from modelscape.errors import CommandError, ReportError, StoreError
 
 __all__ = ["register"]
 
@@ -85,6 +85,13 @@ def report(
     click.echo(built.summary())
     if output is not None:
         click.echo(f"\nreport written to {output}", err=True)
+    if results.observations and len(results.failed) == len(results.observations):
+        # The report lists every target's failures, but it measures nothing: not a success.
+        raise ReportError(
+            f"experiment {results.experiment.id}: no call succeeded ({len(results.failed)} "
+            "observations failed), so the report estimates nothing; fix the targets (their "
+            "first errors are above) and run again"
+        )
 
 
 @click.command()

@@ -11,9 +11,10 @@ from collections.abc import Awaitable, Callable
 from typing import NamedTuple
 
 from modelscape.execution.config import ExecutionConfig
-from modelscape.execution.health import Breaker
+from modelscape.execution.health import Breaker, FailureKind
 from modelscape.target import Target, TargetError, TargetOutput, TargetRequest
 from modelscape.target.cleaning import Redactor, redact_output
+from modelscape.target.clock import CallClock, clocked
 
 __all__ = ["CallResult", "Redactor", "call_with_retries", "redact_output", "run_workers"]
 
@@ -48,17 +49,22 @@ async def call_with_retries(
     A call fails when it raises, exceeds ``config.timeout``, or returns an output whose
     ``error`` is set. Only a timeout, an error output and a retryable :class:`TargetError` are
     tried again; any other exception is the target's own bug and fails the observation at once.
-    Waits are capped at ``retry.max_delay`` (a provider's ``Retry-After`` too), and the whole
-    observation, waits included, stays within ``config.budget()``. ``breaker``, when given,
-    learns from every attempt, and once it has tripped no further attempt is made. The last
-    failure's message is kept in the returned output's ``error``.
+    The timeout measures the call, not a target's wait to send it (see
+    :mod:`~modelscape.target.clock`). A provider's ``Retry-After`` is honoured up to
+    ``retry.max_delay``; one beyond it (``inf``, a date in 2100) says "not within this run", so
+    the observation fails at once with the provider's words. The whole observation, waits
+    included, stays within ``config.budget()``. ``breaker``, when given, learns from every
+    attempt, and once it has tripped no further attempt is made. The last failure's message is
+    kept in the returned output's ``error``.
     """
     policy = config.retry
     budget = config.budget()
     started = time.time()
     clock = time.perf_counter()
+    loop = asyncio.get_running_loop()
+    end = loop.time() + budget
+    timeout = math.inf if config.timeout is None else config.timeout
     error_text = ""
-    capped = ""  # the last Retry-After that was cut short, reported with a final failure
     attempt = 0
     while True:
         if breaker is not None and breaker.tripped is not None:
@@ -72,12 +78,14 @@ async def call_with_retries(
             on_retry()  # counted once the retry is really made
         retry_after: float | None = None
         retryable = True
-        endpoint = False
-        left = budget - (time.perf_counter() - clock)
-        limit = min(math.inf if config.timeout is None else config.timeout, left)
+        kind: FailureKind = None
+        key: str | None = None
+        limit = min(timeout, budget - (time.perf_counter() - clock))
         try:
-            async with asyncio.timeout(None if math.isinf(limit) else limit):
-                output = await target(request)
+            async with asyncio.timeout(None if math.isinf(limit) else limit) as timer:
+                measured = CallClock(timer, timeout, end)
+                with clocked(measured):
+                    output = await target(request)
             if not isinstance(output, TargetOutput):
                 raise TargetError(
                     f"target {target.name!r} returned {type(output).__name__}, not a TargetOutput",
@@ -87,27 +95,43 @@ async def call_with_retries(
                 if breaker is not None:
                     breaker.success()
                 return CallResult(output, True, attempt, started, time.perf_counter() - clock)
-            error_text = output.error
+            error_text, kind = output.error, "busy"
         except TargetError as error:
             error_text = _describe(error)
             retry_after, retryable = error.retry_after, error.retryable
-            endpoint = error.kind is not None
+            if error.kind is not None:
+                kind = "dead"
+            elif retryable:
+                kind = "busy"
+            if retry_after is not None and retry_after > policy.max_delay:
+                # Not within this run: waiting max_delay before each attempt only wastes the
+                # run's time (72 observations once took over 4 minutes of Retry-After: inf).
+                key = error_text
+                error_text = (
+                    f"{error_text}; the provider asks to wait {retry_after:g} s (Retry-After), "
+                    f"more than max_delay {policy.max_delay:g} s: not asked again in this run"
+                )
+                retryable, kind = False, "dead"
         except TimeoutError:
-            error_text = f"timed out after {limit:g} s"
-            endpoint = True  # an endpoint that never answers: as dead as one that refuses
+            if measured.queued:  # the target's own queue held it back till the deadline
+                spent = time.perf_counter() - clock
+                error_text = (
+                    f"not sent: waited for a place to send it until the observation's deadline "
+                    f"of {budget:g} s (after {spent:.3g} s); lower the concurrency or raise "
+                    "the deadline"
+                )
+                kind = None
+            else:
+                error_text, kind, key = f"timed out after {limit:g} s", "timeout", "timed out"
         except Exception as error:  # the target's own bug: asking again would repeat it
             error_text = _describe(error)
             retryable = False
-            endpoint = isinstance(error, ConnectionError)
+            kind = "dead" if isinstance(error, ConnectionError) else None
         if breaker is not None:
-            breaker.failure(error_text, endpoint=endpoint)
+            breaker.failure(error_text, kind=kind, key=key)
         wait = 0.0
         if retryable and attempt < policy.attempts:
             wait = policy.delay(attempt, rng, retry_after)
-            if retry_after is not None and (math.isnan(retry_after) or retry_after > wait):
-                capped = f"a Retry-After of {retry_after:g} s was capped at {wait:g} s (max_delay)"
-                if breaker is not None:
-                    breaker.note(f"{capped}, for example after: {error_text}")
             spent = time.perf_counter() - clock
             if spent + wait >= budget:
                 error_text = (
@@ -116,8 +140,8 @@ async def call_with_retries(
                 )
                 retryable = False
         if not retryable or attempt >= policy.attempts:
-            if capped:
-                error_text = f"{error_text} ({capped})"
+            if breaker is not None and kind is not None:
+                breaker.gave_up(error_text)
             failed = TargetOutput(error=error_text)
             return CallResult(failed, False, attempt, started, time.perf_counter() - clock)
         if breaker is None:

@@ -28,8 +28,9 @@ class RetryPolicy(FrozenModel):
     waits ``initial_delay * multiplier ** (n - 1)`` seconds, capped at ``max_delay``, and shortened
     by a random share of up to ``jitter`` so that many concurrent failures do not retry in
     lockstep. When the target's error carries a provider's ``retry_after`` hint, that wait is
-    used instead, and capped at ``max_delay`` too: a ``Retry-After`` of ``inf``, of ``1e12`` or
-    of a date in 2100 must not stall a run (the runner reports every cap it applied).
+    used instead. A hint beyond ``max_delay`` (``inf``, ``1e12``, a date in 2100) says "not
+    within this run": the runner fails that observation at once with the provider's words
+    rather than stall the run, and counts it towards stopping the target.
     """
 
     attempts: int = Field(default=4, ge=1)
@@ -53,9 +54,13 @@ class ExecutionConfig(FrozenModel):
     before it counts as failed (None: no limit), and ``retry`` what happens after a failure.
     ``deadline`` bounds one observation in all, its attempts and the waits between them (None:
     ``retry.attempts`` timeouts plus the capped waits between them); a wait that would pass it
-    ends the observation as failed instead. ``stop_after`` identical connection or
-    authentication failures in a row stop a target for the rest of the run (None: never):
-    its remaining observations are stored as failed, not asked, and asked on the next run.
+    ends the observation as failed instead. ``stop_after`` identical failures of a dead
+    endpoint in a row (a refused connection or key, a ``Retry-After`` beyond the run; timeouts
+    too while the target has answered nothing), or ``stop_after`` failed observations when no
+    call of the target succeeded, stop a target for the rest of the run (None: never; see
+    :mod:`~modelscape.execution.health`). A flaky target, with successes among its failures,
+    is never stopped. A stopped target's remaining observations are stored as failed, not
+    asked, and asked on the next run.
 
     ``order`` is the order of the calls. ``"shuffled"`` (the default) asks each repetition of
     every variant in a fresh random order, which spreads any drift of a provider over all

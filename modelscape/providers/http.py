@@ -25,14 +25,17 @@ JSON holds), not a joined copy of its pieces and every stage at once (design not
 
 **Failures.** How a call can fail, and what the runner then does (see :class:`TargetError`)::
 
-    HTTP 429                      retried after the provider's Retry-After (capped at the
-                                  policy's max_delay); the limiter halves
+    HTTP 429                      retried after the provider's Retry-After; the limiter
+                                  halves. A Retry-After beyond the policy's max_delay fails
+                                  the observation at once (not within this run)
     HTTP 5xx                      retried (after Retry-After when the provider sent one)
     HTTP 401, 403                 fails at once; kind "auth", so a run of them stops the target
     HTTP 4xx otherwise            fails at once with the provider's own message
     connection refused or reset   retried under the RetryPolicy; kind "connection", so a run of
                                   identical ones stops the target (ExecutionConfig.stop_after)
-    no reply within the timeout   retried (the runner's ExecutionConfig.timeout)
+    no reply within the timeout   retried; the limiter halves. The timeout (the runner's
+                                  ExecutionConfig.timeout) starts when the request is sent,
+                                  not while it waits for a place under the limiter
     a 200 that is not a reply     retried: proxies and overloaded servers send such pages
     a reply over the size limit   fails at once
 """
@@ -97,7 +100,7 @@ def parse_retry_after(headers: Mapping[str, str]) -> float | None:
         seconds = float(value)
     except ValueError:
         pass
-    else:  # "nan" says nothing; "inf" and other huge waits are capped by the retry policy
+    else:  # "nan" says nothing; "inf" and other huge waits mean "not within this run"
         return None if math.isnan(seconds) else max(0.0, seconds)
     try:
         when = parsedate_to_datetime(value)

@@ -10,9 +10,11 @@ additive increase with multiplicative decrease converges to a fair share):
   that never sees a 429 should never be slowed down);
 - every call that the provider did not throttle raises the limit by ``1 / limit``, so a full
   window of successes raises it by about one call;
-- a 429 halves it (never below ``minimum``). Calls that were already in flight when the limit
-  was cut carry the old window's epoch; their 429s are the same congestion signal, so only the
-  first 429 of a window cuts the limit, not each of the hundred that were sent together.
+- a 429 halves it (never below ``minimum``), and so does a call cut off by its timeout: a
+  server that does not answer in time is overloaded too. Calls that were already in flight
+  when the limit was cut carry the old window's epoch; their 429s are the same congestion
+  signal, so only the first 429 of a window cuts the limit, not each of the hundred that were
+  sent together.
 
 Callers wait in first-come order when the limit is reached. The limiter is used by one event
 loop at a time (every target call runs on the runner's loop).
@@ -26,6 +28,8 @@ import contextlib
 import math
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+
+from modelscape.target.clock import waiting
 
 __all__ = ["AdaptiveLimiter", "Slot"]
 
@@ -66,11 +70,21 @@ class AdaptiveLimiter:
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[Slot]:
-        """Wait for a place under the limit, hold it for the call, and learn from the call."""
-        await self._acquire()
+        """Wait for a place under the limit, hold it for the call, and learn from the call.
+
+        The wait is left out of the call's timeout (:func:`~modelscape.target.clock.waiting`),
+        which starts when the place is taken. A call cancelled while it holds its place (its
+        timeout ran out) counts as throttled: a server that does not answer in time is told,
+        like one that answers 429, that it is sent too much.
+        """
+        with waiting():
+            await self._acquire()
         slot = Slot(self.epoch)
         try:
             yield slot
+        except asyncio.CancelledError:
+            slot.throttled()
+            raise
         finally:
             self._release(slot)
 

@@ -117,6 +117,11 @@ class CellRows:
         measurements (their ids are :attr:`point_id_array` at those rows).
         """
         numbers = self._grid.numbers(target, cases, keys)
+        if not len(self._grid.starts):
+            # No target has a successful output (a run whose only target was unreachable):
+            # every case has no value, and there is no cell to index.
+            none: Rows = np.zeros(len(cases), dtype=np.int64)
+            return none, np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.int64)
         starts, values, rows = self._metric(metric)
         present = numbers >= 0
         safe = np.maximum(numbers, 0)

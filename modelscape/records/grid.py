@@ -90,6 +90,8 @@ class Cells:
 
     def sizes(self, numbers: Rows) -> Rows:
         """How many successful outputs each numbered cell has (0 for -1)."""
+        if not len(self.starts):  # no cell at all: every number is -1
+            return np.zeros(numbers.shape, dtype=np.int64)
         sizes = np.where(numbers >= 0, (self.stops - self.starts)[np.maximum(numbers, 0)], 0)
         result: Rows = sizes.astype(np.int64, copy=False)
         return result

@@ -93,19 +93,22 @@ def test_a_wait_that_would_pass_the_deadline_ends_the_call_at_once() -> None:
     assert "waiting 30 s more would pass the observation's deadline of 0.5 s" in error
 
 
-def test_only_a_retry_after_beyond_max_delay_is_reported_as_capped() -> None:
+def test_a_retry_after_beyond_max_delay_fails_the_observation_at_once() -> None:
     config = ExecutionConfig(retry=RetryPolicy(attempts=3, initial_delay=5, max_delay=0.01))
     honoured = Breaker("t", None)
     result = call(fails(TargetError("429", retry_after=0.01)), config, honoured)
     assert result.attempts == 3
     assert result.output.error == "429"
-    assert honoured.health().notes == ()
-    capped = Breaker("t", None)
-    result = call(fails(TargetError("429", retry_after=5)), config, capped)
-    assert result.output.error == "429 (a Retry-After of 5 s was capped at 0.01 s (max_delay))"
-    assert capped.health().notes == (
-        "a Retry-After of 5 s was capped at 0.01 s (max_delay), for example after: 429",
+    beyond = Breaker("t", 3)
+    for _ in range(3):  # each observation fails at its first attempt, and counts
+        result = call(fails(TargetError("429 quota spent", retry_after=math.inf)), config, beyond)
+        assert (result.ok, result.attempts) == (False, 1)
+    assert result.output.error == (
+        "429 quota spent; the provider asks to wait inf s (Retry-After), more than max_delay "
+        "0.01 s: not asked again in this run"
     )
+    assert beyond.tripped is not None
+    assert beyond.tripped.startswith("target 't' stopped after 3 identical failures in a row")
 
 
 def test_a_breaker_that_trips_wakes_a_call_waiting_to_retry() -> None:
@@ -123,7 +126,7 @@ def test_a_breaker_that_trips_wakes_a_call_waiting_to_retry() -> None:
         )
         while breaker.streak < 1:  # the first attempt failed; the call now waits
             await asyncio.sleep(0.001)
-        breaker.failure(refused, endpoint=True)  # another call's failure trips the breaker
+        breaker.failure(refused, kind="dead")  # another call's failure trips the breaker
         return await asyncio.wait_for(task, 30)
 
     result = asyncio.run(main())

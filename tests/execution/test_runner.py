@@ -195,7 +195,9 @@ def test_persistent_failures_are_stored_counted_and_asked_again(store: SQLiteSto
 
 def test_an_error_output_counts_as_a_failed_attempt() -> None:
     run = experiment([CallableTarget(lambda r: TargetOutput(error="refused"), name="refuses")])
-    results = Runner().run(run)
+    # Without the breaker, which stops a target none of whose calls succeed.
+    config = FAST.model_copy(update={"stop_after": None})
+    results = Runner().run(run.__class__(**{**run.__dict__, "execution": config}))
     assert len(results.failed) == run.calls()
     assert {o.attempts for o in results.failed} == {FAST.retry.attempts}
 

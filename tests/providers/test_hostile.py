@@ -124,18 +124,17 @@ def call(target: OpenAICompatibleTarget, config: ExecutionConfig) -> tuple[Targe
 
 
 @pytest.mark.parametrize("after", ["inf", "1e12", "Fri, 01 Jan 2100 00:00:00 GMT"])
-def test_an_endless_retry_after_is_capped_and_reported(fake: FakeProvider, after: str) -> None:
+def test_an_endless_retry_after_fails_the_observation_at_once(
+    fake: FakeProvider, after: str
+) -> None:
     for _ in range(3):
         fake.then(429, {"error": {"message": "slow down"}}, Retry_After=after)
     config = ExecutionConfig(retry=RetryPolicy(attempts=3, initial_delay=0.01, max_delay=0.05))
     output, ok, attempts = call(OpenAICompatibleTarget("m", base_url=fake.url), config)
-    assert not ok
-    assert attempts == 3
-    assert len(fake.requests) == 3
+    assert (ok, attempts, len(fake.requests)) == (False, 1, 1)
     assert output.error is not None
-    assert "capped at 0.05 s (max_delay)" in output.error
-    gaps = [b.at - a.at for a, b in zip(fake.requests, fake.requests[1:], strict=False)]
-    assert all(gap < 5 for gap in gaps)  # a bound far above the cap, far below any hang
+    assert output.error.startswith("openai-compatible answered HTTP 429: slow down; ")
+    assert "(Retry-After), more than max_delay 0.05 s: not asked again in this run" in output.error
 
 
 def test_a_retry_after_that_is_not_a_number_leaves_the_policys_backoff(
@@ -150,15 +149,19 @@ def test_a_retry_after_that_is_not_a_number_leaves_the_policys_backoff(
     assert call(OpenAICompatibleTarget("m", base_url=fake.url), config)[1]
 
 
-def test_a_capped_wait_that_then_succeeds_is_in_the_runs_health(fake: FakeProvider) -> None:
+def test_an_endless_retry_after_fails_one_observation_and_the_rest_are_asked(
+    fake: FakeProvider,
+) -> None:
     fake.then(429, "busy", Retry_After="inf")
     config = ExecutionConfig(retry=RetryPolicy(attempts=3, initial_delay=0.01, max_delay=0.05))
     run = experiment([OpenAICompatibleTarget("m", base_url=fake.url)], repetitions=1, cases=1)
     runner = Runner()
     results = runner.run(run.__class__(**{**run.__dict__, "execution": config}))
-    assert not results.failed
-    (note,) = runner.health["m"].notes
-    assert "a Retry-After of inf s was capped at 0.05 s (max_delay)" in note
+    (failed,) = results.failed
+    assert failed.attempts == 1
+    assert "HTTP 429: busy; the provider asks to wait inf s" in (failed.output.error or "")
+    assert len(results.observations) == len(fake.requests) == run.calls()
+    assert runner.health["m"].stopped is None
 
 
 def test_a_wait_past_the_observations_deadline_ends_it(fake: FakeProvider) -> None:
