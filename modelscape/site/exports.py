@@ -75,6 +75,10 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("created", "when the run's report was made (ISO 8601, UTC)"),
     ("reported_models", "model versions the provider reported, with their output counts"),
     ("report", "the run's report page, relative to the site's root"),
+    (
+        "invariant_departures",
+        "comparisons with the baseline on invariant axes with a change beyond noise",
+    ),
 )
 _NAMES = tuple(name for name, _ in COLUMNS)
 _TEXT = frozenset({"model", "kind", "group", "scenario", "run", "created", "report"})
@@ -91,6 +95,13 @@ def _shifts(headline: Headline) -> int | None:
     if missing.get("invariant_shifts") or missing.get("shifts"):
         return None
     return headline.invariant_shifts
+
+
+def _departures(headline: Headline) -> int | None:
+    """The count of invariant departures, or None when the scorecard says it is n/a."""
+    if headline.undefined.get("invariant_departures"):
+        return None
+    return headline.invariant_departures
 
 
 def _record(
@@ -126,6 +137,7 @@ def _record(
         "created": entry.run.created,
         "reported_models": dict(sorted(h.models.items())),
         "report": catalog.report_path(entry.run.run),
+        "invariant_departures": _departures(h),
     }
 
 

@@ -112,6 +112,7 @@ def test_summary_is_aligned_and_names_the_boundary(report: Report) -> None:
         "missed",
         "shifts",
         "(inv.)",
+        "departures",
         "failed",
     ]
 
@@ -123,6 +124,7 @@ def test_summary_is_aligned_and_names_the_boundary(report: Report) -> None:
         ("accuracy>=0.5", 0),
         ("true-claims:spurious_change<=0.05", 1),
         ("invariant_shifts==0", 1),
+        ("invariant_departures==0", 1),
         ("missed_change<=0.1", 2),  # no causal axis: cannot be measured, so it fails
         ("divergent==0", 1),
         ("divergence<=1", 0),

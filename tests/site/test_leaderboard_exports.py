@@ -154,7 +154,15 @@ def test_without_scripts_every_table_and_cell_is_in_the_page(full: Path) -> None
     assert groups[0] == "all"
     assert set(groups) == {g["group"] for g in _json(full)["groups"]}
     quantities = {cell["data-quantity"] for cell in parsed.cells}
-    assert quantities == {"accuracy", "baseline", "spurious", "missed", "shifts", "answered"}
+    assert quantities == {
+        "accuracy",
+        "baseline",
+        "spurious",
+        "missed",
+        "shifts",
+        "departures",
+        "answered",
+    }
     # Nothing is hidden by the server but the controls, which need the script to work.
     hidden = [(t, a.get("id")) for t, a in parsed.tags if "hidden" in a]
     assert hidden == [("div", "leaderboard-controls")]
