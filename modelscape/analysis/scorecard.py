@@ -16,7 +16,7 @@ import numpy as np
 
 from modelscape._identity import AxisValue
 from modelscape.analysis.cells import MeasureView
-from modelscape.analysis.changes import Tally
+from modelscape.analysis.changes import Spurious, Tally
 from modelscape.analysis.common import (
     axis_line,
     case_list,
@@ -192,6 +192,7 @@ def scorecard(
     shift_reasons: list[tuple[str, str]] = []
     invariant_reasons: list[tuple[str, str]] = []
     departure_reasons: list[tuple[str, str]] = []
+    axis_units: list[tuple[AxisScore, int]] = []
     for record in varied_axes(results):
         _, base, line = axis_line(results, record.name, None)
         invariant = roles[record.name] != "causal"
@@ -272,9 +273,17 @@ def scorecard(
                 measurement_ids=axis_ids,
             )
         )
+        axis_units.append((axes[-1], tally.units))
     spurious = overall.spurious(
         too_few, inference, f"{name}|{group}|spurious", f"spurious change of {name!r}"
     )
+    # One quantity, one interval: when a single axis holds every unit, the scorecard's
+    # spurious change is that axis's, and keeps its interval rather than a second draw.
+    alone = [(axis, units) for axis, units in axis_units if units]
+    if len(alone) == 1 and alone[0][1] == overall.units and spurious.reason is None:
+        only = alone[0][0]
+        if only.spurious_change is not None:
+            spurious = Spurious(only.spurious_change, only.spurious_low, only.spurious_high)
     if spurious.reason is not None:
         undefined["spurious_change"] = spurious.reason
     missed, missed_reason = overall.missed(too_few)

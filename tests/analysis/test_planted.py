@@ -111,3 +111,14 @@ def test_threshold_found_at_the_planted_value() -> None:
     assert card.missed_change == pytest.approx(1.0)
     # Where it should not move (34 -> 36) it does: one full flip among nine same-answer steps.
     assert card.spurious_change == pytest.approx(1 / 9, abs=1e-9)
+
+
+def test_one_axis_gives_one_spurious_interval(pressure: tuple[Scenario, Report]) -> None:
+    # With a single varied axis the scorecard's spurious change is its axis's, over the same
+    # units: the page and report.json show it twice, so it must carry one interval, not two.
+    _, report = pressure
+    for card in report.scorecards:
+        (axis,) = card.axes
+        assert card.spurious_change == axis.spurious_change
+        assert card.spurious_low is not None
+        assert (card.spurious_low, card.spurious_high) == (axis.spurious_low, axis.spurious_high)
