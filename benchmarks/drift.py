@@ -4,7 +4,8 @@ The setting of issue 28: twelve cases, R = 5 repetitions, one ordinal invariant 
 levels (the correct answer never moves along it). In the *drift* setting a target's chance of
 the wrong answer rises by 0.1 per level from its case's starting chance (0 or 0.1),
 so the baseline and the last level differ by an excess of 0.5² = 0.25 while each neighbour
-step differs by 0.01. In the *no drift* setting the chance stays where it starts.
+step differs by 0.01. In the *no drift* setting the chance stays where it starts; in *null
+0.5* every answer is a coin flip at every level (the hardest null for the tests).
 
 Each target is one trial. Printed per setting: the mean spurious change, the share of targets
 whose spurious interval lies above 0 (drift: the target is at least 80%), the coverage of the
@@ -50,6 +51,10 @@ LEVELS = ("l0", "l1", "l2", "l3", "l4", "l5")
 STEP = 0.1
 STARTS = (0.0, 0.1)
 ALPHA = 0.05
+#: The hardest null for the tests: every answer a coin flip, nothing drifting.
+COIN = (0.5,)
+#: (label, drift per level, starting chances) of each setting printed.
+SETTINGS = (("drift", STEP, STARTS), ("no drift", 0.0, STARTS), ("null 0.5", 0.0, COIN))
 ANSWER = json_field("answer", ["yes", "no"])
 
 
@@ -57,9 +62,9 @@ def _reference(attributes: Mapping[str, AxisValue]) -> AxisValue:
     return "yes"
 
 
-def _start(case: str) -> float:
+def _start(case: str, starts: tuple[float, ...]) -> float:
     """A case's chance of the wrong answer at the baseline."""
-    return STARTS[int(case[4:]) % len(STARTS)]
+    return starts[int(case[4:]) % len(starts)]
 
 
 def scenario(cases: int = CASES, repetitions: int = REPETITIONS) -> Scenario:
@@ -82,12 +87,12 @@ def scenario(cases: int = CASES, repetitions: int = REPETITIONS) -> Scenario:
     )
 
 
-def wrong_chance(case: str, level: int, drift: float) -> float:
+def wrong_chance(case: str, level: int, drift: float, starts: tuple[float, ...] = STARTS) -> float:
     """The chance of the wrong answer of ``case`` at the level of index ``level``."""
-    return _start(case) + drift * level
+    return _start(case, starts) + drift * level
 
 
-def target(name: str, drift: float) -> CallableTarget:
+def target(name: str, drift: float, starts: tuple[float, ...] = STARTS) -> CallableTarget:
     """A target that answers "no" (wrong) with :func:`wrong_chance`."""
 
     async def answer(request: TargetRequest) -> str:
@@ -95,28 +100,30 @@ def target(name: str, drift: float) -> CallableTarget:
         found = re.search(r"Case (item\d+)\. Level l(\d)", text)
         assert found is not None, text
         rng = random.Random(f"{name}|{request.seed}")
-        wrong = rng.random() < wrong_chance(found.group(1), int(found.group(2)), drift)
+        wrong = rng.random() < wrong_chance(found.group(1), int(found.group(2)), drift, starts)
         return json.dumps({"answer": "no" if wrong else "yes"})
 
     return CallableTarget(answer, name=name)
 
 
-def truth(cases: int, drift: float) -> float:
+def truth(cases: int, drift: float, starts: tuple[float, ...] = STARTS) -> float:
     """The true mean spurious change: over adjacent steps and comparisons with the baseline."""
     pairs = set(itertools.pairwise(range(len(LEVELS))))
     pairs |= {(0, k) for k in range(1, len(LEVELS))}
     items = [f"item{i:02d}" for i in range(cases)]
     values = [
-        (wrong_chance(c, b, drift) - wrong_chance(c, a, drift)) ** 2
+        (wrong_chance(c, b, drift, starts) - wrong_chance(c, a, drift, starts)) ** 2
         for c in items
         for a, b in pairs
     ]
     return sum(values) / len(values)
 
 
-def run(space: Scenario, count: int, drift: float, prefix: str) -> Results:
+def run(
+    space: Scenario, count: int, drift: float, prefix: str, starts: tuple[float, ...] = STARTS
+) -> Results:
     """One run of ``count`` targets of the same drift."""
-    targets = [target(f"{prefix}-{i:03d}", drift) for i in range(count)]
+    targets = [target(f"{prefix}-{i:03d}", drift, starts) for i in range(count)]
     return Runner().run(space.experiment(targets))
 
 
@@ -132,9 +139,11 @@ class Figures:
     departed: float
 
 
-def measure(results: Results, drift: float, inference: Inference) -> Figures:
+def measure(
+    results: Results, drift: float, inference: Inference, starts: tuple[float, ...] = STARTS
+) -> Figures:
     """The scorecard of every target of a run, summed up."""
-    true = truth(CASES if not results.cases else len(results.cases), drift)
+    true = truth(len(results.cases), drift, starts)
     names = list(results.targets)
     values, above, covered, shifted, departed = [], 0, 0, 0, 0
     for name in names:
@@ -166,17 +175,18 @@ def main() -> None:
         f"{'setting':<10} {'truth':>6} {'mean':>6} {'>0':>6} {'cover':>6} "
         f"{'shift':>6} {'depart':>6}"
     )
-    for label, drift in (("drift", STEP), ("no drift", 0.0)):
+    for label, drift, starts in SETTINGS:
         started = time.perf_counter()
-        results = run(space, options.targets, drift, label.replace(" ", "-"))
-        found = measure(results, drift, inference)
+        results = run(space, options.targets, drift, label.replace(" ", "-"), starts)
+        found = measure(results, drift, inference, starts)
         se = math.sqrt(ALPHA * (1 - ALPHA) / found.targets)
         print(
-            f"{label:<10} {truth(CASES, drift):6.3f} {found.mean:6.3f} {found.above_zero:6.1%} "
+            f"{label:<10} {truth(CASES, drift, starts):6.3f} {found.mean:6.3f} "
+            f"{found.above_zero:6.1%} "
             f"{found.covered:6.1%} {found.shifted:6.1%} {found.departed:6.1%}"
             f"   ({time.perf_counter() - started:.0f} s)"
         )
-        if drift == 0:
+        if drift == 0 and starts == COIN:
             print(f"{'':<10} family-wise limit alpha + 3 se = {ALPHA + 3 * se:.1%}")
 
 
