@@ -89,6 +89,11 @@ def test_every_scorecard_of_every_report_is_a_record(full: Path) -> None:
                     assert float(row[name]) == value  # exact round trip
             assert record["spurious_change"] == card.spurious_change
             assert record["missed_change"] == card.missed_change
+            departures = (
+                None if "invariant_departures" in card.undefined else card.invariant_departures
+            )
+            assert record["invariant_departures"] == departures
+            assert row["invariant_departures"] == ("" if departures is None else str(departures))
             assert record["answered"] == card.answered
             assert record["observations"] == card.observations
             assert record["undefined"] == dict(sorted(card.undefined.items()))
