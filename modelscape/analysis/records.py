@@ -254,10 +254,14 @@ class AxisScore(FrozenModel):
     ``spurious_change`` (with its interval) and ``missed_change`` are those of the scorecard,
     over this axis's steps alone. ``shifts`` are the steps where answers changed beyond
     run-to-run variation (adjacent steps on ordinal and numeric axes, comparisons with the
-    baseline on nominal ones). ``threshold`` compares where the answer flips with where it
-    should, on causal numeric axes. ``undefined`` maps each of spurious_change,
-    missed_change, shifts and threshold that could not be computed to the reason; an
-    undefined count of shifts is reported as no shifts, with its reason.
+    baseline on nominal ones). On an invariant axis, the spurious change also counts every
+    comparison with the baseline, so that a slow drift made of small neighbour steps is seen,
+    and ``departures`` are the comparisons with the baseline where answers changed beyond
+    run-to-run variation (Holm over those comparisons); on a causal axis it is empty.
+    ``threshold`` compares where the answer flips with where it should, on causal numeric
+    axes. ``undefined`` maps each of spurious_change, missed_change, shifts, departures and
+    threshold that could not be computed to the reason; an undefined count of shifts or
+    departures is reported as none, with its reason.
     """
 
     axis: str
@@ -272,6 +276,7 @@ class AxisScore(FrozenModel):
     missed_high: float | None = None
     shifts: tuple[BoundaryCandidate, ...]
     threshold: Threshold | None = None
+    departures: tuple[BoundaryCandidate, ...] = ()
     undefined: dict[str, str] = Field(default_factory=dict)
     measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
 
@@ -290,8 +295,9 @@ class Scorecard(FrozenModel):
 
     A quantity that could not be computed is None, and ``undefined`` maps its name
     (accuracy, baseline_accuracy, answered, spurious_change, missed_change, shifts,
-    invariant_shifts) to the reason: too few read answers, nothing to measure, no successful
-    output. ``invariant_shifts`` is then still a number (0), so read ``undefined`` first.
+    invariant_shifts, invariant_departures) to the reason: too few read answers, nothing to
+    measure, no successful output. ``invariant_shifts`` and ``invariant_departures`` are then
+    still numbers (0), so read ``undefined`` first.
     """
 
     target: str
@@ -332,6 +338,11 @@ class Scorecard(FrozenModel):
     def invariant_shifts(self) -> int:
         """The number of shifts on invariant axes, where answers should not change."""
         return sum(len(axis.shifts) for axis in self.axes if axis.role == "invariant")
+
+    @property
+    def invariant_departures(self) -> int:
+        """The number of departures from the baseline on invariant axes (see AxisScore)."""
+        return sum(len(axis.departures) for axis in self.axes if axis.role == "invariant")
 
 
 class Contrast(FrozenModel):

@@ -1,4 +1,4 @@
-"""Scorecards: accuracy, spurious and missed change, and per-axis shifts of one target.
+"""Scorecards: accuracy, spurious and missed change, per-axis shifts and departures of one target.
 
 Every quantity that cannot be computed is None, with the reason in the scorecard's
 ``undefined`` (and each axis's): too few read answers (see :mod:`~.readable`), nothing to
@@ -16,7 +16,7 @@ import numpy as np
 
 from modelscape._identity import AxisValue
 from modelscape.analysis.cells import MeasureView
-from modelscape.analysis.changes import Tally
+from modelscape.analysis.changes import Spurious, Tally
 from modelscape.analysis.common import (
     axis_line,
     case_list,
@@ -40,6 +40,7 @@ from modelscape.records.run import Derived, RunRecords
 from modelscape.stats import BoundaryCriterion, Inference
 from modelscape.stats.floored import CASES_CHECKED
 from modelscape.stats.smoothed import CASES_FOR_COVERAGE
+from modelscape.task.coordinate import Coordinate
 from modelscape.task.design import axis_roles as design_roles
 
 __all__ = ["axis_roles", "scorecard"]
@@ -123,6 +124,20 @@ def _unscored(outputs: int, failed: int, where: str = "") -> str:
     return f"no output{where} could be scored (no correct answer to compare with)"
 
 
+def _drift_pairs(
+    results: RunRecords,
+    steps: Sequence[tuple[Coordinate, Coordinate]],
+    from_base: Sequence[tuple[Coordinate, Coordinate]],
+) -> list[tuple[Coordinate, Coordinate]]:
+    """The comparisons with the baseline that are not already steps (in either direction).
+
+    The excess change of a case is symmetric in its two sides, so a baseline comparison with
+    a neighbour is the same unit as that adjacent step and is not counted twice.
+    """
+    seen = {frozenset((results.key(a), results.key(b))) for a, b in steps}
+    return [(a, b) for a, b in from_base if frozenset((results.key(a), results.key(b))) not in seen]
+
+
 def scorecard(
     results: RunRecords,
     metric: str,
@@ -178,23 +193,36 @@ def scorecard(
     overall = Tally()
     shift_reasons: list[tuple[str, str]] = []
     invariant_reasons: list[tuple[str, str]] = []
+    departure_reasons: list[tuple[str, str]] = []
+    axis_units: list[tuple[AxisScore, int]] = []
     for record in varied_axes(results):
         _, base, line = axis_line(results, record.name, None)
-        pairs = (
-            list(itertools.pairwise(line))
-            if record.scale != "nominal"
-            else [(base, c) for c in line if c != base]
-        )
+        invariant = roles[record.name] != "causal"
+        from_base = [(base, c) for c in line if c != base]
+        pairs = list(itertools.pairwise(line)) if record.scale != "nominal" else from_base
         comparands = [_comparand(name, measure, record.name, a, b, chosen) for a, b in pairs]
+        # On an invariant axis every comparison with the baseline is a step of spurious change
+        # too (a gradual drift), each (case, pair of coordinates) counted once.
+        drift = _drift_pairs(results, pairs, from_base) if invariant else []
+        away = [_comparand(name, measure, record.name, a, b, chosen) for a, b in from_base]
         tally = Tally()
         for (first, second), comparand in zip(pairs, comparands, strict=True):
+            tally.add_step(results, readable, chosen, first, second, prepare(view, comparand))
+        for first, second in drift:
+            comparand = _comparand(name, measure, record.name, first, second, chosen)
             tally.add_step(results, readable, chosen, first, second, prepare(view, comparand))
         overall.merge(tally)
         with quiet_caveats():
             computed = (
                 compare_transitions(view, comparands, inference, target=name) if comparands else []
             )
+            departed = (
+                compare_transitions(view, away, inference, target=name)
+                if invariant and away
+                else []
+            )
         tested, shifts = select_boundaries(computed, criterion)
+        departures_tested, departures = select_boundaries(departed, criterion)
         along = tuple(
             summarize_metric(results, metric, name, chosen, c, c[record.name], inference)
             for c in line
@@ -219,6 +247,8 @@ def scorecard(
             shift_reasons.append((record.name, shifts_reason))
             if role == "invariant":
                 invariant_reasons.append((record.name, shifts_reason))
+                departure_reasons.append((record.name, shifts_reason))
+                axis_undefined["departures"] = shifts_reason
         found_threshold = None
         if answer is not None and role == "causal" and record.scale == "numeric":
             threshold_reason = first_reason(
@@ -232,7 +262,7 @@ def scorecard(
                     threshold_reason = "no case's correct answer flips once along the axis"
             if threshold_reason is not None:
                 axis_undefined["threshold"] = threshold_reason
-        axis_ids = ids.unique([t.measurement_ids for t in tested])
+        axis_ids = ids.unique([t.measurement_ids for t in (*tested, *departures_tested)])
         axes.append(
             AxisScore(
                 axis=record.name,
@@ -246,14 +276,23 @@ def scorecard(
                 missed_low=missed.low,
                 missed_high=missed.high,
                 shifts=() if shifts_reason is not None else tuple(shifts),
+                departures=() if shifts_reason is not None else tuple(departures),
                 threshold=found_threshold,
                 undefined=axis_undefined,
                 measurement_ids=axis_ids,
             )
         )
+        axis_units.append((axes[-1], tally.units))
     spurious = overall.spurious(
         too_few, inference, f"{name}|{group}|spurious", f"spurious change of {name!r}"
     )
+    # One quantity, one interval: when a single axis holds every unit, the scorecard's
+    # spurious change is that axis's, and keeps its interval rather than a second draw.
+    alone = [(axis, units) for axis, units in axis_units if units]
+    if len(alone) == 1 and alone[0][1] == overall.units and spurious.reason is None:
+        only = alone[0][0]
+        if only.spurious_change is not None:
+            spurious = Spurious(only.spurious_change, only.spurious_low, only.spurious_high)
     if spurious.reason is not None:
         undefined["spurious_change"] = spurious.reason
     missed = overall.missed(
@@ -261,11 +300,17 @@ def scorecard(
     )
     if missed.reason is not None:
         undefined["missed_change"] = missed.reason
-    for quantity, reasons in (("shifts", shift_reasons), ("invariant_shifts", invariant_reasons)):
+    for quantity, reasons in (
+        ("shifts", shift_reasons),
+        ("invariant_shifts", invariant_reasons),
+        ("invariant_departures", departure_reasons),
+    ):
         reason = joined(reasons)
         if reason is not None:
             undefined[quantity] = reason
-    caveats = [t for axis in axes for shift in axis.shifts for t in shift.warnings]
+    caveats = [
+        t for axis in axes for shift in (*axis.shifts, *axis.departures) for t in shift.warnings
+    ]
     if low is not None and scored < CASES_FOR_COVERAGE:
         caveats.insert(
             0,

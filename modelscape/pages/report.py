@@ -269,6 +269,9 @@ class ReportPage(Page):
             i for axis in card.axes for shift in axis.shifts for i in shift.measurement_ids
         ]
         shifts = sum(len(axis.shifts) for axis in card.axes)
+        departure_ids = [
+            i for axis in card.axes for found in axis.departures for i in found.measurement_ids
+        ]
         failed: Sequence[Any] = ()
         if self.results is not None and card.failed:
             cases = self._group_cases(card.group)
@@ -309,6 +312,9 @@ class ReportPage(Page):
             "shifts": evidence.cell(
                 f"{shifts} ({card.invariant_shifts} invariant)", shift_ids, f"{where}: shifts"
             ).undefined(shift_reason),
+            "departures": evidence.cell(
+                str(card.invariant_departures), departure_ids, f"{where}: departures"
+            ).undefined(missing.get("invariant_departures")),
             "failed": evidence.outputs(str(card.failed), failed, f"{where}: failed calls"),
             "axes": [self._axis(card, axis, evidence, steps) for axis in card.axes],
         }
@@ -353,6 +359,19 @@ class ReportPage(Page):
                     ).warned(shift.warnings),
                 )
                 for shift in axis.shifts
+            ],
+            "departures_reason": missing.get("departures"),
+            "departures": [
+                (
+                    f"{found.before} → {found.after}",
+                    evidence.cell(
+                        interval(found.excess, found.low, found.high),
+                        found.measurement_ids,
+                        f"{where} · departure {found.axis}: {found.before} → {found.after}",
+                        step=step_of(steps, found),
+                    ).warned(found.warnings),
+                )
+                for found in axis.departures
             ],
             "threshold": None
             if axis.threshold is None

@@ -18,7 +18,7 @@ from modelscape.answers import Answer, answer_of
 from modelscape.errors import ReportError
 from modelscape.report.provenance import Provenance
 from modelscape.report.summary import summarize
-from modelscape.report.upgrade import upgrade_format_1
+from modelscape.report.upgrade import mark_departures, upgrade_format_1
 from modelscape.results.results import Results
 from modelscape.stats import BoundaryCriterion, Inference
 
@@ -100,6 +100,7 @@ class Report(FrozenModel):
             )
         if data["format"] == 1:
             data = upgrade_format_1(data)
+        data = mark_departures(data)
         try:
             return cls.model_validate(data)
         except ValidationError as error:

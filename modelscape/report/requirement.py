@@ -48,6 +48,7 @@ SCORECARD_QUANTITIES: dict[str, Callable[[Scorecard], float | None]] = {
     "spurious_high": lambda c: c.spurious_high,
     "missed_change": lambda c: c.missed_change,
     "invariant_shifts": lambda c: float(c.invariant_shifts),
+    "invariant_departures": lambda c: float(c.invariant_departures),
     "shifts": _shifts,
     "failed": lambda c: float(c.failed),
 }
@@ -99,7 +100,8 @@ class Requirement(FrozenModel):
     quantities: accuracy, accuracy_low, accuracy_high, baseline_accuracy (accuracy at the
     baseline coordinate alone) with baseline_accuracy_low and _high, answered,
     spurious_change with spurious_low and spurious_high, missed_change, invariant_shifts,
-    shifts, failed. Divergence quantities (each target against the first): divergence (the
+    invariant_departures (comparisons with the baseline on invariant axes that changed beyond
+    noise), shifts, failed. Divergence quantities (each target against the first): divergence (the
     largest excess) and divergent (how many coordinates are candidates). A quantity that is
     undefined (too few read answers, nothing to measure) or could not be measured misses
     every bound, and the violation says why.

@@ -130,6 +130,9 @@ def _scorecards(report: Summarized, notes: Notes) -> list[str]:
         if undefined_shifts:
             reason = card.undefined.get("invariant_shifts") or card.undefined["shifts"]
             shift_text = f"n/a {notes.mark(reason)}"
+        departures = str(card.invariant_departures)
+        if "invariant_departures" in card.undefined:
+            departures = f"n/a {notes.mark(card.undefined['invariant_departures'])}"
         accuracy = interval(card.accuracy, card.accuracy_low, card.accuracy_high)
         for warning in card.warnings:
             accuracy += f" {notes.mark(warning)}"
@@ -152,6 +155,7 @@ def _scorecards(report: Summarized, notes: Notes) -> list[str]:
                 _cell(card, "spurious_change", spurious, notes),
                 _cell(card, "missed_change", number(card.missed_change, 3), notes),
                 shift_text,
+                departures,
                 str(card.failed),
             ]
         )
@@ -164,6 +168,7 @@ def _scorecards(report: Summarized, notes: Notes) -> list[str]:
         "spurious",
         "missed",
         "shifts (inv.)",
+        "departures",
         "failed",
     ]
     return text_table(header, rows)

@@ -13,8 +13,10 @@ from typing import Any
 
 from modelscape.analysis.readable import answered_shortfall
 
-__all__ = ["upgrade_format_1"]
+__all__ = ["mark_departures", "upgrade_format_1"]
 
+#: Why a report written before departures were computed shows none.
+NO_DEPARTURES = "not computed (the report was written before departures were)"
 #: The reason given to a None quantity of a format-1 report.
 UNKNOWN = "not measured (a format-1 report keeps no reason)"
 _CARD = ("accuracy", "baseline_accuracy", "answered", "spurious_change", "missed_change")
@@ -60,4 +62,36 @@ def upgrade_format_1(data: dict[str, Any]) -> dict[str, Any]:
     return {
         **data,
         "scorecards": [_card(dict(card)) if isinstance(card, dict) else card for card in cards],
+    }
+
+
+def _marked(card: dict[str, Any]) -> dict[str, Any]:
+    axes = card.get("axes")
+    if not isinstance(axes, list) or not all(isinstance(a, dict) for a in axes):
+        return card
+    invariant = [a for a in axes if a.get("role") == "invariant"]
+    if not invariant or any("departures" in a for a in axes):
+        return card
+    marked = [
+        {**a, "undefined": {**(a.get("undefined") or {}), "departures": NO_DEPARTURES}}
+        if a.get("role") == "invariant"
+        else a
+        for a in axes
+    ]
+    undefined = {**(card.get("undefined") or {}), "invariant_departures": NO_DEPARTURES}
+    return {**card, "axes": marked, "undefined": undefined}
+
+
+def mark_departures(data: dict[str, Any]) -> dict[str, Any]:
+    """A report's data with its departures said to be n/a when the file has none at all.
+
+    Reports written before departures were computed keep no ``departures`` on any axis; an
+    empty list read from them would look like "none found".
+    """
+    cards = data.get("scorecards")
+    if not isinstance(cards, list):
+        return data
+    return {
+        **data,
+        "scorecards": [_marked(card) if isinstance(card, dict) else card for card in cards],
     }

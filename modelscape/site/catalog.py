@@ -91,6 +91,7 @@ class Headline(FrozenModel):
     warnings: tuple[str, ...] = ()
     shifts: int = 0
     invariant_shifts: int = 0
+    invariant_departures: int = 0
     version: str = ""
     models: dict[str, int] = Field(default_factory=dict)
     input_tokens: int = 0
@@ -131,6 +132,7 @@ class Headline(FrozenModel):
             warnings=card.warnings,
             shifts=sum(len(axis.shifts) for axis in card.axes),
             invariant_shifts=card.invariant_shifts,
+            invariant_departures=card.invariant_departures,
             version=target.version if target else "",
             models=dict(target.models) if target else {},
             input_tokens=target.input_tokens if target else 0,

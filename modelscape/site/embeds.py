@@ -9,7 +9,7 @@ page. Two forms, both plain markdown that reads sensibly on GitHub too:
       `ms:accuracy pressure-local-models gemma-3-270m-structured false-claims`
 
   that is ``QUANTITY RUN TARGET [GROUP]`` (group ``all`` when left out); quantities are the
-  scorecard's: accuracy, baseline, answered, spurious, missed, shifts, failed;
+  scorecard's: accuracy, baseline, answered, spurious, missed, shifts, departures, failed;
 
 - a table or chart, as a fenced block whose info string is ``modelscape``, holding YAML with
   one kind key naming the run and a few options::
@@ -60,7 +60,16 @@ from modelscape.report.summary import interval, number
 __all__ = ["KINDS", "QUANTITIES", "Block", "Embeds", "RunData", "mentions"]
 
 #: The scorecard quantities a number may name.
-QUANTITIES = ("accuracy", "baseline", "answered", "spurious", "missed", "shifts", "failed")
+QUANTITIES = (
+    "accuracy",
+    "baseline",
+    "answered",
+    "spurious",
+    "missed",
+    "shifts",
+    "departures",
+    "failed",
+)
 #: The kinds of block, each naming the run it shows.
 KINDS = ("scorecard", "profile", "sensitivity", "divergence")
 

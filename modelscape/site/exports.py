@@ -78,6 +78,10 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("rank_low", "best place in the rank's 95% interval (case bootstrap)"),
     ("rank_high", "worst place in the rank's 95% interval (case bootstrap)"),
     ("mean_accuracy", "the target's mean accuracy over this group's scenarios where defined"),
+    (
+        "invariant_departures",
+        "comparisons with the baseline on invariant axes with a change beyond noise",
+    ),
 )
 _NAMES = tuple(name for name, _ in COLUMNS)
 _TEXT = frozenset({"model", "kind", "group", "scenario", "run", "created", "report"})
@@ -94,6 +98,13 @@ def _shifts(headline: Headline) -> int | None:
     if missing.get("invariant_shifts") or missing.get("shifts"):
         return None
     return headline.invariant_shifts
+
+
+def _departures(headline: Headline) -> int | None:
+    """The count of invariant departures, or None when the scorecard says it is n/a."""
+    if headline.undefined.get("invariant_departures"):
+        return None
+    return headline.invariant_departures
 
 
 def _record(
@@ -132,6 +143,7 @@ def _record(
         "rank_low": row.standing.low,
         "rank_high": row.standing.high,
         "mean_accuracy": _number(row.standing.score),
+        "invariant_departures": _departures(h),
     }
 
 

@@ -99,6 +99,13 @@ QUANTITIES: tuple[Quantity, ...] = (
         "steps on axes that should not matter where answers changed beyond noise",
     ),
     Quantity(
+        "departures",
+        "Invariant departures",
+        "count of comparisons",
+        "values of axes that should not matter whose answers moved away from the baseline's "
+        "beyond noise (a slow drift shows here even when no single step does)",
+    ),
+    Quantity(
         "answered",
         "Answered",
         "share of outputs, 0 to 1",

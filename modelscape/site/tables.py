@@ -89,6 +89,11 @@ def entry_row(catalog: Catalog, entry: Entry) -> dict[str, Any]:
         ),
         "missed": _cell(h.missed_change, number(h.missed_change, 3), missing.get("missed_change")),
         "shifts": _cell(h.invariant_shifts, str(h.invariant_shifts), shifts),
+        "departures": _cell(
+            h.invariant_departures,
+            str(h.invariant_departures),
+            missing.get("invariant_departures"),
+        ),
         "answered": _cell(h.answered, number(h.answered), missing.get("answered")),
         "observations": h.observations,
         "accuracy_bounds": (h.accuracy, h.accuracy_low, h.accuracy_high),

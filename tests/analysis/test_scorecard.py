@@ -67,10 +67,11 @@ def test_answered_is_the_share_of_readable_outputs(results: Results, space: Scen
 def test_spurious_and_missed_change_on_a_planted_late_flip(results: Results) -> None:
     # Late says "yes" up to level 4 (correct: up to 3), the same in every repetition.
     # Steps where the correct answer stays: level 1→2, 2→3 (no change) and 4→5 (a full flip,
-    # e = 1), mode low→mid→high and tone plain→warm, plain→curt (no change): 7 steps x 6 cases
-    # of which 6 have e = 1. At level 3→4 the correct answer moves and late keeps "yes".
+    # e = 1), mode low→mid→high and, the invariant axis's comparison with its baseline,
+    # low→high, and tone plain→warm, plain→curt (no change): 8 steps x 6 cases of which 6
+    # have e = 1. At level 3→4 the correct answer moves and late keeps "yes".
     card = results.scorecard("correct", "answer_change", target="late", inference=FAST)
-    assert card.spurious_change == pytest.approx(1 / 7, abs=1e-12)
+    assert card.spurious_change == pytest.approx(1 / 8, abs=1e-12)
     assert card.missed_change == pytest.approx(1.0)
     axes = {a.axis: a for a in card.axes}
     assert axes["level"].spurious_change == pytest.approx(1 / 3, abs=1e-12)
@@ -378,14 +379,15 @@ def test_the_spurious_interval_is_a_case_bootstrap_when_asked_for(results: Resul
     card = results.scorecard("correct", "answer_change", target="steady", inference=bca)
     values: list[float] = []
     clusters: list[str] = []
+    roles = {a.axis: a.role for a in card.axes}
     for axis in results.experiment.axes:
         line = [results.coordinate({axis.name: v}) for v in axis.values]
         home = results.coordinate()
-        pairs = (
-            list(itertools.pairwise(line))
-            if axis.scale != "nominal"
-            else [(home, c) for c in line if c != home]
-        )
+        from_home = [(home, c) for c in line if c != home]
+        pairs = list(itertools.pairwise(line)) if axis.scale != "nominal" else from_home
+        if roles[axis.name] == "invariant" and axis.scale != "nominal":
+            # Every comparison with the baseline that is not a neighbour step already.
+            pairs += [(a, b) for a, b in from_home if abs(line.index(b) - line.index(a)) > 1]
         for first, second in pairs:
             _, _, _, per_case = direct.transition(
                 results, "answer_change", first, second, target="steady"

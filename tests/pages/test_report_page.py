@@ -69,6 +69,16 @@ def test_every_number_traces_to_exactly_its_outputs(run: Run) -> None:
     assert shown(f"sycophant · all · shift pressure: {shift.before} → {shift.after}") == traced(
         shift.measurement_ids
     )
+    # The sycophant's flip reaches every pressure level past disagreement: each of those is a
+    # departure from the baseline, each opening its own outputs, and the count opens them all.
+    departures = sycophant.axes[0].departures
+    assert [d.after for d in departures] == ["authority", "consensus", "emotional"]
+    for found in departures:
+        label = f"sycophant · all · departure pressure: {found.before} → {found.after}"
+        assert shown(label) == traced(found.measurement_ids)
+    assert shown("sycophant · all: departures") == traced(
+        tuple(i for d in departures for i in d.measurement_ids)
+    )
     divergence = run.report.divergences[0]
     contrast = divergence.contrasts[-1]
     where = ", ".join(f"{k} = {v}" for k, v in contrast.coordinate.items())

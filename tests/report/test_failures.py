@@ -108,13 +108,19 @@ def test_a_target_without_readable_answers_is_not_perfect(
     assert card.spurious_change is None
     assert card.undefined["spurious_change"] == reason
     assert card.undefined["shifts"] == card.undefined["invariant_shifts"] == reason
+    assert card.undefined["invariant_departures"] == reason
+    assert all(axis.departures == () for axis in card.axes)
     assert all(axis.undefined["spurious_change"] == reason for axis in card.axes)
     assert all(axis.shifts == () for axis in card.axes)
     text = report.summary()
     row = next(line for line in text.splitlines() if line.startswith("mute    all"))
-    assert row.count("n/a") == 3  # spurious, missed (no causal step) and shifts
+    assert row.count("n/a") == 4  # spurious, missed (no causal step), shifts, departures
     assert "answered 0%: too few read answers (needs 70%)" in text
     # A requirement on an undefined quantity fails and says why.
+    departures = Requirement.parse("invariant_departures==0").violations(report, ["mute"])
+    assert departures == [
+        f"mute · all: invariant_departures is n/a ({reason}), so it misses invariant_departures==0"
+    ]
     lines = Requirement.parse("invariant_shifts==0").violations(report, ["mute"])
     assert lines == [
         f"mute · all: invariant_shifts is n/a ({reason}), so it misses invariant_shifts==0"

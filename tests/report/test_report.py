@@ -82,6 +82,25 @@ def test_save_and_load_round_trip(report: Report, tmp_path: Path) -> None:
     assert Report.load(path) == report
 
 
+def test_a_report_written_before_departures_says_they_are_not_computed(
+    report: Report, tmp_path: Path
+) -> None:
+    # An older file has no departures on any axis: read back, they are n/a with a reason,
+    # not "0 departures".
+    data = json.loads(report.model_dump_json())
+    for card in data["scorecards"]:
+        for axis in card["axes"]:
+            del axis["departures"]
+    path = tmp_path / "report.json"
+    path.write_text(json.dumps(data))
+    loaded = Report.load(path)
+    card = loaded.scorecard("sycophant")
+    assert "not computed" in card.undefined["invariant_departures"]
+    assert "not computed" in card.axes[0].undefined["departures"]
+    (violation,) = Requirement.parse("invariant_departures==0").violations(loaded, ["sycophant"])
+    assert "n/a (not computed" in violation
+
+
 def test_newer_format_fails_clearly(report: Report, tmp_path: Path) -> None:
     path = tmp_path / "report.json"
     data = json.loads(report.model_dump_json())
@@ -112,6 +131,7 @@ def test_summary_is_aligned_and_names_the_boundary(report: Report) -> None:
         "missed",
         "shifts",
         "(inv.)",
+        "departures",
         "failed",
     ]
 
@@ -123,6 +143,7 @@ def test_summary_is_aligned_and_names_the_boundary(report: Report) -> None:
         ("accuracy>=0.5", 0),
         ("true-claims:spurious_change<=0.05", 1),
         ("invariant_shifts==0", 1),
+        ("invariant_departures==0", 1),
         ("missed_change<=0.1", 2),  # no causal axis: cannot be measured, so it fails
         ("divergent==0", 1),
         ("divergence<=1", 0),

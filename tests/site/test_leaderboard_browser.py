@@ -96,7 +96,8 @@ def test_with_javascript_accuracy_alone_until_every_quantity_is_asked(
     assert not page.locator('section.matrix[data-group="approvals"]').is_visible()
     page.check("#leaderboard-every")
     assert spurious.is_visible()
-    assert header.get_attribute("colspan") == "6"
+    # Every quantity: accuracy, at baseline, spurious, missed, shifts, departures, answered.
+    assert header.get_attribute("colspan") == "7"
     assert opened.errors == []
 
 

@@ -89,6 +89,11 @@ def test_every_scorecard_of_every_report_is_a_record(full: Path) -> None:
                     assert float(row[name]) == value  # exact round trip
             assert record["spurious_change"] == card.spurious_change
             assert record["missed_change"] == card.missed_change
+            departures = (
+                None if "invariant_departures" in card.undefined else card.invariant_departures
+            )
+            assert record["invariant_departures"] == departures
+            assert row["invariant_departures"] == ("" if departures is None else str(departures))
             assert record["answered"] == card.answered
             assert record["observations"] == card.observations
             assert record["undefined"] == dict(sorted(card.undefined.items()))
@@ -154,7 +159,15 @@ def test_without_scripts_every_table_and_cell_is_in_the_page(full: Path) -> None
     assert groups[0] == "all"
     assert set(groups) == {g["group"] for g in _json(full)["groups"]}
     quantities = {cell["data-quantity"] for cell in parsed.cells}
-    assert quantities == {"accuracy", "baseline", "spurious", "missed", "shifts", "answered"}
+    assert quantities == {
+        "accuracy",
+        "baseline",
+        "spurious",
+        "missed",
+        "shifts",
+        "departures",
+        "answered",
+    }
     # Nothing is hidden by the server but the controls, which need the script to work.
     hidden = [(t, a.get("id")) for t, a in parsed.tags if "hidden" in a]
     assert hidden == [("div", "leaderboard-controls")]

@@ -45,14 +45,15 @@ def test_leaderboard_rows_link_every_number_to_its_report(built: Path) -> None:
     row = re.search(r'<th scope="row"><a href="models/late.html">late</a>.*?</tr>', index, re.S)
     assert row is not None
     cells = re.findall(r'<td data-value="[^"]*"[^>]*><a href="([^"]+)">([^<]+)</a>', row.group(0))
-    assert [href for href, _ in cells] == [f"reports/{RUN}.html"] * 6
+    # Accuracy, at baseline, spurious, missed, shifts, departures, answered.
+    assert [href for href, _ in cells] == [f"reports/{RUN}.html"] * 7
     accuracy = f"{card.accuracy:.2f} [{card.accuracy_low:.2f}, {card.accuracy_high:.2f}]"
     assert cells[0][1] == accuracy
     assert card.baseline_accuracy is not None
     assert cells[1][1].startswith(f"{card.baseline_accuracy:.2f} [")
     spurious = f"{card.spurious_change:.3f} [{card.spurious_low:.3f}, {card.spurious_high:.3f}]"
     assert cells[2][1] == spurious
-    assert cells[5][1] == f"{card.answered:.2f}"
+    assert cells[6][1] == f"{card.answered:.2f}"
     # Without scripts the table is a plain table: headers are text, sort buttons come from JS.
     assert "<table data-sortable data-matrix>" in index
     assert "<button" not in index

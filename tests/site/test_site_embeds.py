@@ -145,7 +145,7 @@ def test_broken_references_warn_with_page_line_and_hint(content: Path, tmp_path:
     where = str(source)
     assert result.warnings == [
         f"{where}: line 4: no quantity 'acuracy'; did you mean 'accuracy'? known: accuracy, "
-        "baseline, answered, spurious, missed, shifts, failed",
+        "baseline, answered, spurious, missed, shifts, departures, failed",
         f"{where}: line 4: no target 'lat'; did you mean 'late'? known: oracle, late, random",
         f"{where}: line 5: no group 'everyone'; known: all",
         f"{where}: line 5: no run 'return-windw'; did you mean '{RUN}'? known: {RUN}",
