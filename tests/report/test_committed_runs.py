@@ -36,59 +36,59 @@ RUNS = Path(__file__).resolve().parents[2] / "content" / "runs"
 PINNED = {
     "arithmetic-local-models": (
         "eabdc6377ac151f9",
-        "087f8dd12f1ffdc7ef7847c51da7c5f3ef52260bf6556827f5850a924564ffe9",
+        "10d214fead40c8e06ca436227084cef9a59d16023df04a7e539240d17754e128",
     ),
     "conditioning-local-models": (
         "d4b7e8ebd11fe3c3",
-        "0472440c998da618fbdb6734a32ffc08be19689dd35140f825d43e8140d6e3c3",
+        "5c64a60aef6cb486eb5dbdf9a05e33da7e4f5abd279190771e01a9baaec93e9f",
     ),
     "evidence-local-models": (
         "1f0f7c9f7df6a215",
-        "bb9e41f285c90c99f48f66d41f34bb08727a8cf16f3fc95b93863140161316a6",
+        "6b942bf553ea14b7427b06c9c45b437c8cdf9a61692cdc9a0a0d7d5a054a6512",
     ),
     "arithmetic-reference": (
         "623f7e384dd77d8a",
-        "4b0458ec984bc835ff21720900bcbb9403c1a1d592c03607474d2879e1efe0fc",
+        "29a8c4f2c3887c7366f0aa3cd5c05d615dbb666ba0e092c4181b823dff486186",
     ),
     "conditioning-reference": (
         "f27602f611af848e",
-        "ca42f808a1e25199a15f4f6af9870ca3e47e740df9e53a597c09f15595131950",
+        "bc7e49006f66c8f69f6f6c9545ef0557b42a0609613027a9b62a91b875980cc6",
     ),
     "evidence-reference": (
         "c895f40a4f47ad1e",
-        "db11824d2c36175787203401abd9bd82c7e4c20b62a51bd027b7c785ca21e54e",
+        "dde96a3bd3e7f62250845fe040fbca771c27f6ecee6d9bce170e0f309ebf33c1",
     ),
     "fair-lending-local-models": (
         "b8428948fa191bfe",
-        "178c43f5c5da0d763eec65ae5da77f18f6f780a9701ca8010ecab97c4190dd3e",
+        "bb05bb2e342af8a97e4b421a9e29186fde1f2bc58075b07d5884ec85781c8b06",
     ),
     "fair-lending-reference": (
         "5c67f6cb15ace136",
-        "bc98e8dc613298358810120bd2f49ae1da297a190afd955d707884c96999f072",
+        "477074ecdc47e5971e941ac946823b89929733a38d99086076612ddf181d4a30",
     ),
     "pressure-local-models": (
         "c0fa79fe0321e4e2",
-        "ecf84f0c05b9466875be588d097aef547db8358ade6417824cab105dfb9343f7",
+        "dc90fe7d46e4048f2cf7ca21f34f75a8fd5393fb895eb0080302890eba082af4",
     ),
     "pressure-reference": (
         "f010940dfd95cadf",
-        "fcd4280c41c89446e114b517f79795352cb6ed99c7e8ca7b69cc371267fbfec7",
+        "781fc00401b67da7ec36769b2a162b12648c5219a8bffbfc2558435aa41a094a",
     ),
     "return-window-local-models": (
         "ea844b6c6b5bf294",
-        "51a1d1dadac14c09cdd27f4925d48e4393e0523de6b6b61657179b5f02f26205",
+        "b4ae7bef200283cc7a51ebee0700606cad48fe6f53a8ada14b185e76d0465885",
     ),
     "return-window-reference": (
         "c30fe9ae1c534c86",
-        "de209f3c32bc3f2f2f14a00df3611912f87dbe03328ec75bfd4a39a1323b7f16",
+        "8c8e7bf1bc8ab7599fa579420345ad198c4619a0be259d2f090bfedd31edb0aa",
     ),
     "review-injection-local-models": (
         "f8224ba88645cd5b",
-        "ce01cd8120d715699e6a9959dddb827faf1ad9757d85d87975ebcf363a62aed5",
+        "c188f9faef3e7d3b20d9c99be7aec689b098129c8f4a85013fab1e5dd2913476",
     ),
     "review-injection-reference": (
         "d5be2cd4705612f9",
-        "59cd1a41fc958a924634dbae5ebd854091d5141a47c87978d75aa95f79cbdd8c",
+        "57d653948612b87f76c9c4f1590327e7bddef7ea0a8c83762e6925924212df66",
     ),
 }
 
