@@ -369,7 +369,9 @@ class Divergence(FrozenModel):
     """Where two targets answer differently beyond the run-to-run variation of each.
 
     ``contrasts`` hold one comparison per evaluated coordinate; ``candidates`` are the ones the
-    criterion selects.
+    criterion selects. ``undefined`` says why the divergence is not estimated at all (a report
+    sets it when either target answered too little for answer change to mean anything); every
+    contrast is then n/a with that reason, and nothing is a candidate.
     """
 
     measure: str
@@ -378,6 +380,18 @@ class Divergence(FrozenModel):
     contrasts: tuple[Contrast, ...]
     candidates: tuple[Contrast, ...]
     measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+    undefined: str | None = None
+
+    def unestimated(self, reason: str) -> Divergence:
+        """This divergence with nothing estimated: every contrast n/a because of ``reason``."""
+        blank = {"excess": None, "low": None, "high": None, "p_value": None, "adjusted_p": None}
+        contrasts = tuple(
+            c.model_copy(update={**blank, "insufficient": reason, "warnings": ()})
+            for c in self.contrasts
+        )
+        return self.model_copy(
+            update={"contrasts": contrasts, "candidates": (), "undefined": reason}
+        )
 
     @property
     def largest(self) -> Contrast | None:

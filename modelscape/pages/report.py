@@ -194,6 +194,7 @@ class ReportPage(Page):
                 "first": d.first,
                 "second": d.second,
                 "candidates": len(d.candidates),
+                "undefined": d.undefined,
                 "rows": [
                     {
                         "coordinate": _coordinate(c.coordinate),

@@ -13,6 +13,7 @@ from modelscape._collector import paced_collector
 from modelscape._model import FrozenModel
 from modelscape._surrogates import first_surrogate
 from modelscape.analysis.common import varied_axes
+from modelscape.analysis.readable import answered_shortfall
 from modelscape.analysis.records import AxisSensitivity, BehaviorProfile, Divergence, Scorecard
 from modelscape.answers import Answer, answer_of
 from modelscape.errors import ReportError
@@ -116,6 +117,17 @@ class Report(FrozenModel):
 # A loaded run of a million observations holds over a million tracked objects, which every
 # full collection walks again: collections are paced to the work, as in a run.
 @paced_collector()
+def _readable_divergence(divergence: Divergence, cards: Sequence[Scorecard]) -> Divergence:
+    """The divergence, or n/a when either target answered too little (the scorecards' rule:
+    a change of answers says nothing when most outputs hold no answer)."""
+    for target in (divergence.first, divergence.second):
+        card = next((c for c in cards if c.target == target and c.group == "all"), None)
+        reason = None if card is None else answered_shortfall(card.answered)
+        if reason is not None:
+            return divergence.unestimated(f"{target}: {reason}")
+    return divergence
+
+
 def build_report(
     results: Results,
     *,
@@ -169,7 +181,10 @@ def build_report(
             )
     first = results.targets[0]
     divergences = tuple(
-        results.divergence(MEASURE, first, other, criterion=criterion, inference=inference)
+        _readable_divergence(
+            results.divergence(MEASURE, first, other, criterion=criterion, inference=inference),
+            cards,
+        )
         for other in results.targets[1:]
     )
     profiles = tuple(

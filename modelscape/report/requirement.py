@@ -80,6 +80,8 @@ def _card_value(card: Scorecard, quantity: str) -> tuple[float | None, str | Non
 
 
 def _divergence_value(divergence: Divergence, quantity: str) -> tuple[float | None, str | None]:
+    if divergence.undefined is not None:
+        return None, divergence.undefined
     value = DIVERGENCE_QUANTITIES[quantity](divergence)
     if value is not None:
         return value, None

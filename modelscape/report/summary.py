@@ -249,16 +249,16 @@ def _divergences(report: Summarized, notes: Notes) -> list[str]:
         computed = sum(1 for c in divergence.contrasts if c.excess is not None)
         where = ", ".join(f"{k}={v}" for k, v in largest.coordinate.items()) if largest else "—"
         excess = f"largest {number(largest.excess if largest else None, 3)} at {where}"
+        if largest is not None and largest.excess is not None and largest.excess <= 0:
+            # Every coordinate answered alike within noise: a "largest" below 0 is no finding.
+            excess = f"none above 0 (largest {number(largest.excess, 3)})"
         if largest is None:
             reasons = [c.insufficient for c in divergence.contrasts if c.insufficient]
             excess = f"n/a {notes.mark(reasons[0] if reasons else 'no coordinate evaluated')}"
-        rows.append(
-            [
-                divergence.second,
-                f"{len(divergence.candidates)} of {computed} coordinates",
-                excess,
-            ]
-        )
+        divergent = f"{len(divergence.candidates)} of {computed} coordinates"
+        if divergence.undefined is not None:
+            divergent = f"n/a {notes.mark(divergence.undefined)}"
+        rows.append([divergence.second, divergent, excess])
     return [
         "",
         f"divergence from {report.targets[0]}",

@@ -272,6 +272,7 @@ class Embeds:
                 "first": d.first,
                 "second": d.second,
                 "candidates": len(d.candidates),
+                "undefined": d.undefined,
                 "rows": [
                     {
                         "coordinate": ", ".join(f"{k} = {v}" for k, v in c.coordinate.items())

@@ -36,59 +36,59 @@ RUNS = Path(__file__).resolve().parents[2] / "content" / "runs"
 PINNED = {
     "arithmetic-local-models": (
         "eabdc6377ac151f9",
-        "10d214fead40c8e06ca436227084cef9a59d16023df04a7e539240d17754e128",
+        "dd7174f6c5523604f16684bf262b9b148dac35a2469cc74160bef1f3f67ee9a1",
     ),
     "conditioning-local-models": (
         "d4b7e8ebd11fe3c3",
-        "5c64a60aef6cb486eb5dbdf9a05e33da7e4f5abd279190771e01a9baaec93e9f",
+        "367b5589a53a0b3857e0362c1139b52b27f5d1c4631c88c36d65f295b928bac9",
     ),
     "evidence-local-models": (
         "1f0f7c9f7df6a215",
-        "6b942bf553ea14b7427b06c9c45b437c8cdf9a61692cdc9a0a0d7d5a054a6512",
+        "0c994be0c098b96ac3deb656d48155cade8fb540c0b1f68786213d50b5930c64",
     ),
     "arithmetic-reference": (
         "623f7e384dd77d8a",
-        "29a8c4f2c3887c7366f0aa3cd5c05d615dbb666ba0e092c4181b823dff486186",
+        "33d438517c7a740842a5687ce6f2343330055511e8b35cef5c732125c181fc53",
     ),
     "conditioning-reference": (
         "f27602f611af848e",
-        "bc7e49006f66c8f69f6f6c9545ef0557b42a0609613027a9b62a91b875980cc6",
+        "a492809a5e60b92b7f1f7f1e2cbab337f71ca9c07e3b7a80b8c6066148f3ea32",
     ),
     "evidence-reference": (
         "c895f40a4f47ad1e",
-        "dde96a3bd3e7f62250845fe040fbca771c27f6ecee6d9bce170e0f309ebf33c1",
+        "0f9e824dae7819c67fb6a6bd09df62b9874f9f7acb868cf0b178c1a2d2693f0c",
     ),
     "fair-lending-local-models": (
         "b8428948fa191bfe",
-        "bb05bb2e342af8a97e4b421a9e29186fde1f2bc58075b07d5884ec85781c8b06",
+        "393a0aabddd6450675e1df40ac12d878ccbf83c7be47182dfb627939988c6922",
     ),
     "fair-lending-reference": (
         "5c67f6cb15ace136",
-        "477074ecdc47e5971e941ac946823b89929733a38d99086076612ddf181d4a30",
+        "f5af3486cf836aa68a31bd58ad90adca144c17f77b978c85ddfa9d60cf106550",
     ),
     "pressure-local-models": (
         "c0fa79fe0321e4e2",
-        "dc90fe7d46e4048f2cf7ca21f34f75a8fd5393fb895eb0080302890eba082af4",
+        "559f531bd8fdb5e11dc907a0b4f60eb7c6269d8fe4f347e2e70a7e2009f2d3f3",
     ),
     "pressure-reference": (
         "f010940dfd95cadf",
-        "781fc00401b67da7ec36769b2a162b12648c5219a8bffbfc2558435aa41a094a",
+        "43849ed92d5b986096eb612dc931093ac00d044003b56a1bda9512d171858ecc",
     ),
     "return-window-local-models": (
         "ea844b6c6b5bf294",
-        "b4ae7bef200283cc7a51ebee0700606cad48fe6f53a8ada14b185e76d0465885",
+        "c1f126a1af72751e5ff29131fbbb6dd121cd402e8a5949272dc8aa626a70dc32",
     ),
     "return-window-reference": (
         "c30fe9ae1c534c86",
-        "8c8e7bf1bc8ab7599fa579420345ad198c4619a0be259d2f090bfedd31edb0aa",
+        "ca07733fc69f5b63a4023197010e7b9ae9edff77fd349066c5d5fad303687981",
     ),
     "review-injection-local-models": (
         "f8224ba88645cd5b",
-        "c188f9faef3e7d3b20d9c99be7aec689b098129c8f4a85013fab1e5dd2913476",
+        "dcd3b30407d2c57813d44c6311ed77241264b688735c705d2fe66b3236f82530",
     ),
     "review-injection-reference": (
         "d5be2cd4705612f9",
-        "57d653948612b87f76c9c4f1590327e7bddef7ea0a8c83762e6925924212df66",
+        "f96abbba3b9ba725430b42b338d36c59a2e5ccca19dd4056bd047666bc9bb329",
     ),
 }
 
