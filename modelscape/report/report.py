@@ -114,9 +114,6 @@ class Report(FrozenModel):
         return summarize(self)
 
 
-# A loaded run of a million observations holds over a million tracked objects, which every
-# full collection walks again: collections are paced to the work, as in a run.
-@paced_collector()
 def _readable_divergence(divergence: Divergence, cards: Sequence[Scorecard]) -> Divergence:
     """The divergence, or n/a when either target answered too little (the scorecards' rule:
     a change of answers says nothing when most outputs hold no answer)."""
@@ -128,6 +125,9 @@ def _readable_divergence(divergence: Divergence, cards: Sequence[Scorecard]) -> 
     return divergence
 
 
+# A loaded run of a million observations holds over a million tracked objects, which every
+# full collection walks again: collections are paced to the work, as in a run.
+@paced_collector()
 def build_report(
     results: Results,
     *,
