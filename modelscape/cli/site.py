@@ -130,7 +130,7 @@ def init(folder: Path, title: str | None, shards: int | None, targets: tuple[str
         raise click.UsageError("--shards runs targets: name them with --target")
     for path in init_site(folder, title=title, shards=shards, targets=targets):
         click.echo(f"wrote {path}")
-    click.echo(f"next: modelscape build {folder} -o {folder / 'site'}")
+    click.echo(f"next: modelscape build {folder} -o site")  # as the README shows
 
 
 def register(main: click.Group) -> None:

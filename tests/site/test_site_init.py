@@ -17,6 +17,7 @@ def test_init_scaffolds_a_project_that_builds_strictly(tmp_path: Path) -> None:
     project = tmp_path / "lab"
     result = CliRunner().invoke(main, ["init", str(project), "--title", "Lab models"])
     assert result.exit_code == 0, result.output
+    assert result.output.splitlines()[-1] == f"next: modelscape build {project} -o site"
     for name in ("site.yaml", "pages/about.md", "specs/pressure.yaml", "runs/README.md"):
         assert (project / name).is_file(), name
     built = build_site(project, project / "site", strict=True)
