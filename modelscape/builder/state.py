@@ -8,13 +8,13 @@ leniently, because a draft may be invalid anywhere, and write them back in the s
 from __future__ import annotations
 
 import copy
-import difflib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
 from modelscape import lexicons
+from modelscape._hints import nearest
 from modelscape._identity import AxisValue
 from modelscape.errors import SpecError, TemplateError
 from modelscape.specs.model import Range
@@ -48,12 +48,6 @@ SPEC_KEYS: tuple[str, ...] = tuple(Spec.model_fields)
 def among(value: object, options: Sequence[object]) -> bool:
     """Whether ``value`` is one of ``options``, compared as ``same`` does."""
     return any(same(value, option) for option in options)
-
-
-def nearest(word: object, options: Sequence[str]) -> str:
-    """A ``(did you mean ...?)`` hint for a misspelled name, or nothing."""
-    hint = difflib.get_close_matches(str(word), list(options), n=1)
-    return f" (did you mean {hint[0]!r}?)" if hint else ""
 
 
 def ordered(data: Mapping[str, Any]) -> Data:

@@ -10,12 +10,12 @@ about where it starts and ends.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from pydantic import ValidationError
 
+from modelscape._hints import nearest
 from modelscape._identity import AxisValue
 from modelscape._surrogates import at, item, surrogates
 from modelscape.specs.model import Condition
@@ -40,15 +40,6 @@ __all__ = [
 def among(value: object, options: Sequence[object]) -> bool:
     """Whether ``value`` is one of ``options``, compared as ``same`` does."""
     return any(same_value(value, option) for option in options)
-
-
-def nearest(word: object, options: Sequence[object]) -> str:
-    """A ``(did you mean ...?)`` hint naming the option closest to ``word``, or nothing."""
-    if not isinstance(word, str | int | float) or isinstance(word, bool):
-        return ""
-    spelled = {str(option): option for option in options}
-    hint = difflib.get_close_matches(str(word), list(spelled), n=1)
-    return f" (did you mean {spelled[hint[0]]!r}?)" if hint else ""
 
 
 def scalar(value: object) -> bool:

@@ -16,6 +16,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, TypeAlias
 
+from modelscape._hints import nearest
 from modelscape._identity import AxisValue, Identity
 from modelscape.errors import TemplateError
 from modelscape.task.coordinate import same_value
@@ -110,8 +111,9 @@ class Template:
             for slot in placeholders(text, f"template {self.name!r}, {where}"):
                 if slot not in self.slots:
                     raise TemplateError(
-                        f"template {self.name!r}, {where}: {{{slot}}} has no slot; declare it "
-                        f"under slots (declared: {sorted(self.slots)})"
+                        f"template {self.name!r}, {where}: {{{slot}}} has no slot"
+                        f"{nearest(slot, sorted(self.slots))}; declare it under slots "
+                        f"(declared: {sorted(self.slots)})"
                     )
                 used.add(slot)
         unused = sorted(set(self.slots) - used)

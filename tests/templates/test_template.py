@@ -213,7 +213,7 @@ def test_a_placeholder_without_a_slot_is_an_error() -> None:
     with pytest.raises(TemplateError) as caught:
         Template("Hello {nme}", {"name": ["Ada"]}, name="greet")
     message = str(caught.value)
-    assert "template 'greet', prompt: {nme} has no slot" in message
+    assert "template 'greet', prompt: {nme} has no slot (did you mean 'name'?)" in message
     assert "declared: ['name']" in message
 
 
