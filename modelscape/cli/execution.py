@@ -170,9 +170,10 @@ def register(main: click.Group) -> None:
     "--target",
     "targets",
     multiple=True,
-    help="A target: openai:MODEL, anthropic:MODEL, openai-compatible:MODEL@URL[,URL2...], "
+    help="A target: openai:MODEL, openai-responses:MODEL, azure-openai:DEPLOYMENT@ENDPOINT, "
+    "anthropic:MODEL, gemini:MODEL, bedrock:MODEL, openai-compatible:MODEL@URL[,URL2...], "
     "llama-cpp:PATH, python:module:function, oracle:SPEC, echo, constant:TEXT, random:A,B, "
-    "planted:REGEX (repeatable).",
+    "planted:REGEX, scripted:FILE (repeatable).",
 )
 @click.option(
     "--targets",
