@@ -308,9 +308,11 @@ def run(
     try:
         results = runner.run(experiment)
     except KeyboardInterrupt:
-        raise ExecutionError(
-            "interrupted: every output that arrived is stored; run again to finish"
-        ) from None
+        # 130 (128 + SIGINT) is what a shell reports for a command stopped by Ctrl-C.
+        click.echo(
+            "interrupted: every output that arrived is stored; run again to finish", err=True
+        )
+        raise SystemExit(130) from None
     finally:
         bar.close()
         store.close()
