@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import json
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from aiohttp import web
+
+from tests.providers.serving import Serving
 
 #: The text every default reply carries.
 REPLY = '{"answer": "yes"}'
@@ -82,9 +83,7 @@ class FakeProvider:
         self.delay = 0.0
         #: Makes the body of every unscripted reply from the request, when set.
         self.respond: Callable[[Received], Any] | None = None
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._runner: web.AppRunner | None = None
+        self._serving = Serving(self._routes)
         self.port = 0
 
     @property
@@ -137,26 +136,15 @@ class FakeProvider:
             status=step.status, text=text, headers=step.headers, content_type="application/json"
         )
 
-    async def _start(self) -> None:
-        app = web.Application()
+    def _routes(self, app: web.Application) -> None:
         app.router.add_post("/v1/chat/completions", self._handle)
         app.router.add_post("/v1/messages", self._handle)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.5, handler_cancellation=True)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = self._runner.addresses[0][1]
 
     def start(self) -> FakeProvider:
         """Start serving; returns self."""
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
+        self.port = self._serving.start()
         return self
 
     def stop(self) -> None:
         """Stop serving and close the server's loop."""
-        if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-        self._loop.close()
+        self._serving.stop()

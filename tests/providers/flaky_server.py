@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 from tests.providers.fake_server import chat_completion
+from tests.providers.serving import Serving
 
 FAULTS = ("429", "500", "hang", "cut")
 
@@ -42,9 +42,9 @@ class FlakyServer:
 
     def __post_init__(self) -> None:
         self._rng = random.Random(self.seed)
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._runner: web.AppRunner | None = None
+        self._serving = Serving(
+            lambda app: app.router.add_post("/v1/chat/completions", self._handle), backlog=1024
+        )
         self._body = json.dumps(chat_completion()).encode()
 
     @property
@@ -77,23 +77,11 @@ class FlakyServer:
             self.answered_in.append(time.monotonic() - began)
         return response
 
-    async def _start(self) -> None:
-        app = web.Application()
-        app.router.add_post("/v1/chat/completions", self._handle)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.5, handler_cancellation=True)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0, backlog=1024)
-        await site.start()
-        self.port = self._runner.addresses[0][1]
-
     def start(self) -> FlakyServer:
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
+        """Start serving; returns self."""
+        self.port = self._serving.start()
         return self
 
     def stop(self) -> None:
-        if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-        self._loop.close()
+        """Stop serving and close the server's loop."""
+        self._serving.stop()

@@ -10,10 +10,8 @@ talks to a server, what its successful reply looks like and which header carries
 
 from __future__ import annotations
 
-import asyncio
 import collections
 import json
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -25,6 +23,7 @@ from modelscape.providers.bedrock import BedrockTarget
 from modelscape.providers.gemini import GeminiTarget
 from modelscape.providers.http import HttpTarget
 from modelscape.providers.responses import OpenAIResponsesTarget
+from tests.providers.serving import Serving
 
 #: The text every default reply carries.
 REPLY = '{"answer": "yes"}'
@@ -126,9 +125,7 @@ class WireServer:
         self.default = default
         self.script: collections.deque[Reply] = collections.deque()
         self.seen: list[Seen] = []
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._runner: web.AppRunner | None = None
+        self._serving = Serving(lambda app: app.router.add_post("/{tail:.*}", self._handle))
         self.port = 0
 
     @property
@@ -157,28 +154,14 @@ class WireServer:
             status=reply.status, text=text, headers=reply.headers, content_type="application/json"
         )
 
-    async def _start(self) -> None:
-        app = web.Application()
-        app.router.add_post("/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app, shutdown_timeout=0.5, handler_cancellation=True)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = self._runner.addresses[0][1]
-
     def start(self) -> WireServer:
         """Start serving; returns self."""
-        self._thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(10)
+        self.port = self._serving.start()
         return self
 
     def stop(self) -> None:
         """Stop serving and close the server's loop."""
-        if self._runner is not None:
-            asyncio.run_coroutine_threadsafe(self._runner.cleanup(), self._loop).result(10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(10)
-        self._loop.close()
+        self._serving.stop()
 
 
 @dataclass(frozen=True)
