@@ -26,6 +26,7 @@ __all__ = [
     "bootstrap_interval",
     "bootstrap_mean",
     "cluster_mean",
+    "ratio_interval",
 ]
 
 #: Resampled case indices materialised at once, bounding memory for many cases.
@@ -205,15 +206,48 @@ def cluster_mean(
         raise AnalysisError(f"{where}: needs one cluster label per value")
     _, index = np.unique(labels, return_inverse=True)
     groups = int(index.max()) + 1
-    totals = np.bincount(index, weights=per_unit, minlength=groups)
+    totals = np.bincount(index, weights=per_unit, minlength=groups).astype(np.float64)
     sizes = np.bincount(index, minlength=groups).astype(np.float64)
+    return ratio_interval(
+        totals,
+        sizes,
+        float(per_unit.mean()),
+        resamples=resamples,
+        confidence=confidence,
+        method=method,
+        rng=rng,
+        where=where,
+    )
+
+
+def ratio_interval(
+    totals: FloatArray,
+    sizes: FloatArray,
+    estimate: float,
+    *,
+    resamples: int,
+    confidence: float,
+    method: Literal["bca", "percentile"] = "bca",
+    rng: np.random.Generator,
+    where: str = "mean",
+) -> Interval:
+    """Case-bootstrap interval of Σ totals / Σ sizes (``estimate``), one total and one
+    positive size per case: whole cases are resampled (in blocks when many) and the ratio
+    recomputed; the jackknife for BCa leaves out one case at a time."""
     if resamples < 1:
         raise AnalysisError(f"resamples must be >= 1 to draw a distribution, got {resamples}")
-    draws = draw_indices(groups, (resamples, groups), rng, widen=False)
-    distribution = totals[draws].sum(axis=1) / sizes[draws].sum(axis=1)
-    estimate = float(per_unit.mean())
+    cases = totals.size
+    block = max(1, _BLOCK_ELEMENTS // cases)
+    parts = []
+    for start in range(0, resamples, block):
+        draws = draw_indices(cases, (min(block, resamples - start), cases), rng, widen=False)
+        parts.append(totals[draws].sum(axis=1) / sizes[draws].sum(axis=1))
+    distribution = np.concatenate(parts)
     jackknife = (
-        (totals.sum() - totals) / (sizes.sum() - sizes) if groups > 1 else np.array([estimate])
+        (totals.sum() - totals) / (sizes.sum() - sizes) if cases > 1 else np.array([estimate])
+    )
+    return bootstrap_interval(
+        estimate, distribution, jackknife, confidence=confidence, method=method, where=where
     )
     return bootstrap_interval(
         estimate, distribution, jackknife, confidence=confidence, method=method, where=where

@@ -35,17 +35,13 @@ import numpy.typing as npt
 from scipy.special import stdtrit
 
 from modelscape.errors import AnalysisError
-from modelscape.stats.bootstrap import Interval, bootstrap_interval
-from modelscape.stats.permutation import draw_indices
+from modelscape.stats.bootstrap import Interval, ratio_interval
 
 __all__ = ["CASES_CHECKED", "floored_mean", "floored_ratio", "ratio_error"]
 
 #: Fewest cases at which ``benchmarks/coverage.py`` checked this interval's coverage (the
 #: issue 28 families, from 6 cases); from fewer, the pages say it is unchecked.
 CASES_CHECKED = 6
-
-#: Resampled case indices materialised at once, bounding memory for many cases.
-_BLOCK_ELEMENTS = 1 << 22
 
 
 def ratio_error(totals: npt.ArrayLike, sizes: npt.ArrayLike) -> float:
@@ -86,15 +82,15 @@ def floored_ratio(
         raise AnalysisError(f"{where}: resamples must be >= 1 to draw a distribution")
     cases = t.size
     estimate = float(t.sum() / k.sum())
-    block = max(1, _BLOCK_ELEMENTS // cases)
-    parts = []
-    for start in range(0, resamples, block):
-        draws = draw_indices(cases, (min(block, resamples - start), cases), rng)
-        parts.append(t[draws].sum(axis=1) / k[draws].sum(axis=1))
-    distribution = np.concatenate(parts)
-    jackknife = (t.sum() - t) / (k.sum() - k) if cases > 1 else np.array([estimate])
-    interval = bootstrap_interval(
-        estimate, distribution, jackknife, confidence=confidence, method=method, where=where
+    interval = ratio_interval(
+        t,
+        k,
+        estimate,
+        resamples=resamples,
+        confidence=confidence,
+        method=method,
+        rng=rng,
+        where=where,
     )
     error = ratio_error(t, k) if floor else 0.0
     # Rounding of equal case shares leaves an error of a few ulps: that is no spread either.
@@ -104,7 +100,7 @@ def floored_ratio(
     low, high = min(interval.low, estimate - reach), max(interval.high, estimate + reach)
     if bounds is not None:
         low, high = max(low, bounds[0]), min(high, bounds[1])
-    return Interval(low, high, distribution, warning=interval.warning)
+    return Interval(low, high, interval.distribution, warning=interval.warning)
 
 
 def floored_mean(
