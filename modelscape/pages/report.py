@@ -16,10 +16,10 @@ from typing import Any, TypeAlias
 
 from pydantic import BaseModel
 
-from modelscape.analysis.records import AxisScore, Scorecard
+from modelscape.analysis.records import AxisScore, BoundaryCandidate, Scorecard
 from modelscape.errors import ReportError, StoreError
 from modelscape.pages.charts import sensitivity_figure
-from modelscape.pages.evidence import Evidence
+from modelscape.pages.evidence import Cell, Evidence
 from modelscape.pages.page import Page
 from modelscape.pages.profiles import Steps, profile_sections, show_p, step_of, steps_of
 from modelscape.pages.scenario import show_value
@@ -139,6 +139,24 @@ def disagreement(report: Report, store: str | os.PathLike[str]) -> str | None:
         return None
     finally:
         opened.close()
+
+
+def _transitions(
+    found: Sequence[BoundaryCandidate], kind: str, where: str, evidence: Evidence, steps: Steps
+) -> list[tuple[str, Cell]]:
+    """Each shift or departure of an axis as its step and its traced excess."""
+    return [
+        (
+            f"{t.before} → {t.after}",
+            evidence.cell(
+                interval(t.excess, t.low, t.high),
+                t.measurement_ids,
+                f"{where} · {kind} {t.axis}: {t.before} → {t.after}",
+                step=step_of(steps, t),
+            ).warned(t.warnings),
+        )
+        for t in found
+    ]
 
 
 def _has_negative(report: Report) -> bool:
@@ -349,31 +367,9 @@ class ReportPage(Page):
                 )
                 for point in axis.accuracy
             ],
-            "shifts": [
-                (
-                    f"{shift.before} → {shift.after}",
-                    evidence.cell(
-                        interval(shift.excess, shift.low, shift.high),
-                        shift.measurement_ids,
-                        f"{where} · shift {shift.axis}: {shift.before} → {shift.after}",
-                        step=step_of(steps, shift),
-                    ).warned(shift.warnings),
-                )
-                for shift in axis.shifts
-            ],
+            "shifts": _transitions(axis.shifts, "shift", where, evidence, steps),
             "departures_reason": missing.get("departures"),
-            "departures": [
-                (
-                    f"{found.before} → {found.after}",
-                    evidence.cell(
-                        interval(found.excess, found.low, found.high),
-                        found.measurement_ids,
-                        f"{where} · departure {found.axis}: {found.before} → {found.after}",
-                        step=step_of(steps, found),
-                    ).warned(found.warnings),
-                )
-                for found in axis.departures
-            ],
+            "departures": _transitions(axis.departures, "departure", where, evidence, steps),
             "threshold": None
             if axis.threshold is None
             else {
