@@ -394,6 +394,33 @@ def test_an_address_reopens_a_number_and_history_follows(open_page: Any, files: 
     _offline(other)
 
 
+def test_a_close_that_arrives_after_the_dialog_reopened_keeps_it_open(
+    open_page: Any, files: dict
+) -> None:
+    # The close event is a task of its own: going back and forward quickly can deliver the close
+    # of the earlier dialog after the history has opened it again. That late event must not step
+    # back in history and close the dialog the reader is looking at.
+    opened = open_page(files["report"])
+    page = opened.page
+    _click(page, STEP)
+    _until(page, "location.hash !== ''")
+    address = _hash(page)
+    page.evaluate(
+        """() => new Promise((done) => {
+            const dialog = document.getElementById('outputs-dialog');
+            dialog.close();
+            dialog.showModal();
+            setTimeout(() => setTimeout(done, 50), 0);
+        })"""
+    )
+    page.wait_for_timeout(100)
+    assert page.evaluate("document.getElementById('outputs-dialog').open")
+    assert _hash(page) == address
+    page.click("#outputs-close")
+    _until(page, "location.hash === ''")
+    _offline(opened)
+
+
 def test_an_address_reopens_an_output(open_page: Any, files: dict) -> None:
     opened = open_page(files["big"])
     page = opened.page

@@ -443,8 +443,10 @@
   });
   // However the dialog closes (its button, Escape, a click outside), the address forgets it: a
   // dialog this page opened steps back in history, one opened from an address drops the hash.
+  // The close event arrives as a task of its own, after the call that closed the dialog: one
+  // that finds the dialog open again belongs to a dialog the history has since reopened.
   dialog.addEventListener("close", () => {
-    if (following || !state) return;
+    if (following || !state || dialog.open) return;
     state = null;
     if (!parse(location.hash)) return;
     if (history.state && history.state.modelscape && history.state.pushed) history.back();
