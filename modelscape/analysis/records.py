@@ -150,7 +150,10 @@ class BehaviorProfile(FrozenModel):
     ``baseline`` compares every axis value with the baseline (at the baseline itself, the
     run-to-run variation); ``local`` compares adjacent values on ordinal and numeric axes.
     Other axes stay at ``fixed``. ``metrics`` hold point metrics at the same coordinates.
-    ``candidate_boundaries`` are selected from ``steps``.
+    ``candidate_boundaries`` are selected from ``steps``. ``undefined`` says why the
+    comparisons are not estimated at all (a report sets it when the target answered too little
+    for a change of answers to mean anything); each comparison is then n/a with that reason,
+    nothing is a candidate, and the point metrics stay.
     """
 
     target: str
@@ -163,6 +166,18 @@ class BehaviorProfile(FrozenModel):
     metrics: dict[str, tuple[PointSummary, ...]] = Field(default_factory=dict)
     candidate_boundaries: tuple[BoundaryCandidate, ...] = ()
     measurement_ids: tuple[str, ...] = Field(default=(), repr=False)
+    undefined: str | None = None
+
+    def unestimated(self, reason: str) -> BehaviorProfile:
+        """This profile with no comparison estimated: each one n/a because of ``reason``."""
+        return self.model_copy(
+            update={
+                "baseline": tuple(_unestimated(t, reason) for t in self.baseline),
+                "local": tuple(_unestimated(t, reason) for t in self.local),
+                "candidate_boundaries": (),
+                "undefined": reason,
+            }
+        )
 
     @property
     def steps(self) -> tuple[Transition, ...]:
@@ -174,6 +189,13 @@ class BehaviorProfile(FrozenModel):
                 if t.before != t.after or type(t.before) is not type(t.after)
             )
         return self.local
+
+
+def _unestimated(transition: Transition, reason: str) -> Transition:
+    blank = dict.fromkeys(("excess", "between", "within", "low", "high", "p_value", "adjusted_p"))
+    return transition.model_copy(
+        update={**blank, "exact": False, "insufficient": reason, "warnings": ()}
+    )
 
 
 class AxisSensitivity(FrozenModel):

@@ -260,6 +260,12 @@ def scorecard(
                 )
                 if found_threshold is None:
                     threshold_reason = "no case's correct answer flips once along the axis"
+                elif found_threshold.offset is None:
+                    flips = found_threshold.cases
+                    threshold_reason = (
+                        f"the answers of none of the {flips} case{'s' if flips != 1 else ''} "
+                        "whose correct answer flips cross one half along the axis"
+                    )
             if threshold_reason is not None:
                 axis_undefined["threshold"] = threshold_reason
         axis_ids = ids.unique([t.measurement_ids for t in (*tested, *departures_tested)])

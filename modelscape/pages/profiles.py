@@ -10,6 +10,7 @@ reads against what a target that always answered correctly would show.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from modelscape._identity import AxisValue
@@ -24,11 +25,20 @@ from modelscape.pages.charts import (
 from modelscape.pages.evidence import Cell, Evidence
 from modelscape.pages.scenario import show_value
 from modelscape.report.report import Report
-from modelscape.report.summary import interval
+from modelscape.report.summary import interval, number
 from modelscape.results.results import Results
 from modelscape.task.coordinate import same_value, value_key
 
-__all__ = ["Step", "Steps", "expected_change", "profile_sections", "show_p", "step_of", "steps_of"]
+__all__ = [
+    "Step",
+    "Steps",
+    "expected_change",
+    "profile_sections",
+    "sensitivity_rows",
+    "show_p",
+    "step_of",
+    "steps_of",
+]
 
 
 def show_p(value: float | None) -> str:
@@ -128,6 +138,9 @@ def profile_sections(
             for p in profiles
         ]
         expected = expected_change(results, profiles[0])
+        # A target whose answer changes are n/a draws no line: only its reason, beside.
+        drawn = [n for n, p in enumerate(profiles) if p.undefined is None]
+        charted = [profiles[n] for n in drawn]
         rows = []
         for profile, base, steps in zip(profiles, baseline_cells, step_cells, strict=True):
             selected = {(c.before, c.after) for c in profile.candidate_boundaries}
@@ -147,14 +160,19 @@ def profile_sections(
                 "boundaries": sum(len(p.candidate_boundaries) for p in profiles),
                 "figure": profile_figure(
                     axis,
-                    profiles,
-                    [[c.evidence for c in cells] for cells in baseline_cells],
-                    [[c.evidence for c in cells] for cells in boundary_cells],
+                    charted,
+                    [[c.evidence for c in baseline_cells[n]] for n in drawn],
+                    [[c.evidence for c in boundary_cells[n]] for n in drawn],
                     expected=expected,
                 )
-                if has_data(profiles)
+                if has_data(charted)
                 else None,
-                "empty": not has_data(profiles),
+                "empty": not has_data(charted),
+                "unestimated": [
+                    {"target": p.target, "reason": p.undefined}
+                    for p in profiles
+                    if p.undefined is not None
+                ],
                 "expected": expected is not None and any(e for e in expected),
             }
         )
@@ -171,4 +189,34 @@ def _row(
         "excess": cell,
         "p": show_p(t.adjusted_p if t.adjusted_p is not None else t.p_value),
         "boundary": boundary,
+    }
+
+
+def sensitivity_rows(
+    report: Report, evidence: Evidence, targets: Sequence[str] | None = None
+) -> dict[str, Any]:
+    """The sensitivity table of ``targets`` (every target by default): its records, one
+    :class:`Cell` per record, the rows that show them, and one line per target whose answer
+    changes are n/a (it has no rows; its profiles keep the reason)."""
+    chosen = report.targets if targets is None else targets
+    records = [s for s in report.sensitivity if s.target in chosen]
+    cells = [
+        evidence.cell(
+            number(s.excess, 3), s.measurement_ids, f"{s.target} · sensitivity to {s.axis}"
+        )
+        for s in records
+    ]
+    reasons = {
+        p.target: p.undefined
+        for p in report.profiles
+        if p.undefined is not None and p.target in chosen
+    }
+    return {
+        "records": records,
+        "cells": cells,
+        "rows": [
+            {"record": s, "excess": c, "peak": s.peak.label}
+            for s, c in zip(records, cells, strict=True)
+        ],
+        "unestimated": [{"target": t, "reason": r} for t, r in reasons.items()],
     }

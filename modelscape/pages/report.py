@@ -21,7 +21,14 @@ from modelscape.errors import ReportError, StoreError
 from modelscape.pages.charts import sensitivity_figure
 from modelscape.pages.evidence import Cell, Evidence
 from modelscape.pages.page import Page
-from modelscape.pages.profiles import Steps, profile_sections, show_p, step_of, steps_of
+from modelscape.pages.profiles import (
+    Steps,
+    profile_sections,
+    sensitivity_rows,
+    show_p,
+    step_of,
+    steps_of,
+)
 from modelscape.pages.scenario import show_value
 from modelscape.pages.surfaces import surface_sections
 from modelscape.report.report import Report
@@ -234,21 +241,14 @@ class ReportPage(Page):
         ]
         profiles = profile_sections(report, self.results, evidence)
         surfaces = surface_sections(report, self.results, evidence)
-        sensitivity_cells = [
-            evidence.cell(
-                number(s.excess, 3), s.measurement_ids, f"{s.target} · sensitivity to {s.axis}"
-            )
-            for s in report.sensitivity
-        ]
+        table = sensitivity_rows(report, evidence)
         sensitivity = {
-            "rows": [
-                {"record": s, "excess": cell, "peak": s.peak.label}
-                for s, cell in zip(report.sensitivity, sensitivity_cells, strict=True)
-            ],
+            "rows": table["rows"],
+            "unestimated": table["unestimated"],
             "figure": sensitivity_figure(
-                report.targets, report.sensitivity, [c.evidence for c in sensitivity_cells]
+                report.targets, table["records"], [c.evidence for c in table["cells"]]
             )
-            if report.sensitivity
+            if table["records"]
             else None,
         }
         embedded = evidence.data()
@@ -326,7 +326,9 @@ class ReportPage(Page):
                 f"{where}: spurious change",
             ).undefined(missing.get("spurious_change")),
             "missed": evidence.cell(
-                number(card.missed_change, 3), card.missed_ids, f"{where}: missed change"
+                interval(card.missed_change, card.missed_low, card.missed_high, 3),
+                card.missed_ids,
+                f"{where}: missed change",
             ).undefined(missing.get("missed_change")),
             "shifts": evidence.cell(
                 f"{shifts} ({card.invariant_shifts} invariant)", shift_ids, f"{where}: shifts"
@@ -350,7 +352,7 @@ class ReportPage(Page):
                 f"{where} · {axis.axis}: spurious change",
             ).undefined(missing.get("spurious_change")),
             "missed": evidence.cell(
-                number(axis.missed_change, 3),
+                interval(axis.missed_change, axis.missed_low, axis.missed_high, 3),
                 axis.measurement_ids,
                 f"{where} · {axis.axis}: missed change",
             ).undefined(missing.get("missed_change")),
@@ -378,7 +380,7 @@ class ReportPage(Page):
                     interval(axis.threshold.offset, axis.threshold.low, axis.threshold.high),
                     axis.threshold.measurement_ids,
                     f"{where} · threshold on {axis.axis}: offset",
-                ),
+                ).undefined(missing.get("threshold") if axis.threshold.offset is None else None),
                 "expected": number(axis.threshold.expected),
                 "observed": number(axis.threshold.observed),
             },

@@ -103,7 +103,7 @@ class Report(FrozenModel):
             data = upgrade_format_1(data)
         data = mark_departures(data)
         try:
-            return cls.model_validate(data)
+            return _readable(cls.model_validate(data))
         except ValidationError as error:
             first = error.errors()[0]
             where = ".".join(str(part) for part in first["loc"])
@@ -114,15 +114,40 @@ class Report(FrozenModel):
         return summarize(self)
 
 
-def _readable_divergence(divergence: Divergence, cards: Sequence[Scorecard]) -> Divergence:
-    """The divergence, or n/a when either target answered too little (the scorecards' rule:
-    a change of answers says nothing when most outputs hold no answer)."""
-    for target in (divergence.first, divergence.second):
-        card = next((c for c in cards if c.target == target and c.group == "all"), None)
-        reason = None if card is None else answered_shortfall(card.answered)
-        if reason is not None:
-            return divergence.unestimated(f"{target}: {reason}")
-    return divergence
+def _readable(report: Report) -> Report:
+    """The report with answer changes n/a for every target that answered too little.
+
+    The scorecards' rule (a change of answers says nothing when most outputs hold no answer)
+    applied to the rest: such a target's profiles keep their point metrics but estimate no
+    comparison, it has no sensitivity rows (its profiles say why), and every divergence it
+    takes part in is n/a. Applied when a report is made and when one is read, so a file
+    written before the rule reached these parts reads as a report made today.
+    """
+    short = {
+        card.target: reason
+        for card in report.scorecards
+        if card.group == "all" and (reason := answered_shortfall(card.answered)) is not None
+    }
+    if not short:
+        return report
+    profiles = tuple(
+        p.unestimated(short[p.target]) if p.target in short and p.undefined is None else p
+        for p in report.profiles
+    )
+    divergences = []
+    for divergence in report.divergences:
+        target = next((t for t in (divergence.first, divergence.second) if t in short), None)
+        if target is not None and divergence.undefined is None:
+            divergence = divergence.unestimated(f"{target}: {short[target]}")
+        divergences.append(divergence)
+    sensitivity = tuple(s for s in report.sensitivity if s.target not in short)
+    return report.model_copy(
+        update={
+            "profiles": profiles,
+            "divergences": tuple(divergences),
+            "sensitivity": sensitivity,
+        }
+    )
 
 
 # A loaded run of a million observations holds over a million tracked objects, which every
@@ -181,10 +206,7 @@ def build_report(
             )
     first = results.targets[0]
     divergences = tuple(
-        _readable_divergence(
-            results.divergence(MEASURE, first, other, criterion=criterion, inference=inference),
-            cards,
-        )
+        results.divergence(MEASURE, first, other, criterion=criterion, inference=inference)
         for other in results.targets[1:]
     )
     profiles = tuple(
@@ -199,7 +221,7 @@ def build_report(
             MEASURE, target=target, criterion=criterion, inference=inference
         )
     )
-    return Report(
+    report = Report(
         scenario=name or (scenario.name if scenario else "experiment"),
         version=version or (scenario.version if scenario else "1"),
         description=description if description is not None else stored.description,
@@ -216,3 +238,4 @@ def build_report(
         sensitivity=sensitivity,
         provenance=Provenance.of(results),
     )
+    return _readable(report)

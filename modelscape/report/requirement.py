@@ -47,6 +47,8 @@ SCORECARD_QUANTITIES: dict[str, Callable[[Scorecard], float | None]] = {
     "spurious_low": lambda c: c.spurious_low,
     "spurious_high": lambda c: c.spurious_high,
     "missed_change": lambda c: c.missed_change,
+    "missed_low": lambda c: c.missed_low,
+    "missed_high": lambda c: c.missed_high,
     "invariant_shifts": lambda c: float(c.invariant_shifts),
     "invariant_departures": lambda c: float(c.invariant_departures),
     "shifts": _shifts,
@@ -60,6 +62,8 @@ _BASE = {
     "baseline_accuracy_high": "baseline_accuracy",
     "spurious_low": "spurious_change",
     "spurious_high": "spurious_change",
+    "missed_low": "missed_change",
+    "missed_high": "missed_change",
 }
 #: Divergence quantities: the largest excess over coordinates, and how many are divergent.
 DIVERGENCE_QUANTITIES: dict[str, Callable[[Divergence], float | None]] = {
@@ -101,7 +105,8 @@ class Requirement(FrozenModel):
     ``group`` limits a scorecard quantity to one case group (``all`` by default). Scorecard
     quantities: accuracy, accuracy_low, accuracy_high, baseline_accuracy (accuracy at the
     baseline coordinate alone) with baseline_accuracy_low and _high, answered,
-    spurious_change with spurious_low and spurious_high, missed_change, invariant_shifts,
+    spurious_change with spurious_low and spurious_high, missed_change with missed_low and
+    missed_high, invariant_shifts,
     invariant_departures (comparisons with the baseline on invariant axes that changed beyond
     noise), shifts, failed. Divergence quantities (each target against the first): divergence (the
     largest excess) and divergent (how many coordinates are candidates). A quantity that is

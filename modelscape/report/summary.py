@@ -153,7 +153,12 @@ def _scorecards(report: Summarized, notes: Notes) -> list[str]:
                 ),
                 _cell(card, "answered", number(card.answered), notes),
                 _cell(card, "spurious_change", spurious, notes),
-                _cell(card, "missed_change", number(card.missed_change, 3), notes),
+                _cell(
+                    card,
+                    "missed_change",
+                    interval(card.missed_change, card.missed_low, card.missed_high, 3),
+                    notes,
+                ),
                 shift_text,
                 departures,
                 str(card.failed),
@@ -223,7 +228,9 @@ def _thresholds(report: Summarized, notes: Notes) -> list[str]:
                         found.axis,
                         number(found.expected),
                         number(found.observed),
-                        interval(found.offset, found.low, found.high),
+                        interval(found.offset, found.low, found.high)
+                        if found.offset is not None or "threshold" not in axis.undefined
+                        else f"n/a {notes.mark(axis.undefined['threshold'])}",
                         f"{found.crossing} of {found.cases}",
                     ]
                 )

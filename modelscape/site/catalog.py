@@ -87,6 +87,8 @@ class Headline(FrozenModel):
     spurious_low: float | None = None
     spurious_high: float | None = None
     missed_change: float | None = None
+    missed_low: float | None = None
+    missed_high: float | None = None
     undefined: dict[str, str] = Field(default_factory=dict)
     warnings: tuple[str, ...] = ()
     shifts: int = 0
@@ -128,6 +130,8 @@ class Headline(FrozenModel):
             spurious_low=card.spurious_low,
             spurious_high=card.spurious_high,
             missed_change=card.missed_change,
+            missed_low=card.missed_low,
+            missed_high=card.missed_high,
             undefined=dict(card.undefined),
             warnings=card.warnings,
             shifts=sum(len(axis.shifts) for axis in card.axes),

@@ -52,10 +52,10 @@ from modelscape._model import FrozenModel
 from modelscape._yaml import describe, load_yaml
 from modelscape.pages.charts import sensitivity_figure
 from modelscape.pages.evidence import Cell, Evidence
-from modelscape.pages.profiles import profile_sections, steps_of
+from modelscape.pages.profiles import profile_sections, sensitivity_rows, steps_of
 from modelscape.pages.report import ReportPage
 from modelscape.report.report import Report
-from modelscape.report.summary import interval, number
+from modelscape.report.summary import interval
 
 __all__ = ["KINDS", "QUANTITIES", "Block", "Embeds", "RunData", "mentions"]
 
@@ -247,26 +247,8 @@ class Embeds:
             sections = [s for s in run.profiles if block.axis in (None, s["axis"])]
             return {"kind": kind, "run": name, "href": run.href, "sections": sections}
         if kind == "sensitivity":
-            records = [s for s in report.sensitivity if s.target in targets]
-            cells = [
-                run.evidence.cell(
-                    number(s.excess, 3), s.measurement_ids, f"{s.target} · sensitivity to {s.axis}"
-                )
-                for s in records
-            ]
-            rows = [
-                {"record": s, "excess": c, "peak": s.peak.label}
-                for s, c in zip(records, cells, strict=True)
-            ]
-            return {
-                "kind": kind,
-                "run": name,
-                "href": run.href,
-                "rows": rows,
-                "records": records,
-                "cells": cells,
-                "targets": targets,
-            }
+            table = sensitivity_rows(report, run.evidence, targets)
+            return {"kind": kind, "run": name, "href": run.href, "targets": targets, **table}
         rows = [
             {
                 "first": d.first,

@@ -82,6 +82,11 @@ COLUMNS: tuple[tuple[str, str], ...] = (
         "invariant_departures",
         "comparisons with the baseline on invariant axes with a change beyond noise",
     ),
+    ("missed_low", "lower bound of the missed change's interval (the report's confidence level)"),
+    (
+        "missed_high",
+        "upper bound of the missed change's interval (the report's confidence level)",
+    ),
 )
 _NAMES = tuple(name for name, _ in COLUMNS)
 _TEXT = frozenset({"model", "kind", "group", "scenario", "run", "created", "report"})
@@ -130,6 +135,8 @@ def _record(
         "spurious_low": _number(h.spurious_low),
         "spurious_high": _number(h.spurious_high),
         "missed_change": _number(h.missed_change),
+        "missed_low": _number(h.missed_low),
+        "missed_high": _number(h.missed_high),
         "invariant_shifts": _shifts(h),
         "answered": _number(h.answered),
         "cases": h.cases,

@@ -87,7 +87,11 @@ def entry_row(catalog: Catalog, entry: Entry) -> dict[str, Any]:
             interval(h.spurious_change, h.spurious_low, h.spurious_high, 3),
             missing.get("spurious_change"),
         ),
-        "missed": _cell(h.missed_change, number(h.missed_change, 3), missing.get("missed_change")),
+        "missed": _cell(
+            h.missed_change,
+            interval(h.missed_change, h.missed_low, h.missed_high, 3),
+            missing.get("missed_change"),
+        ),
         "shifts": _cell(h.invariant_shifts, str(h.invariant_shifts), shifts),
         "departures": _cell(
             h.invariant_departures,

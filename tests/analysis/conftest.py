@@ -139,12 +139,17 @@ def _exact(text: str, rng: random.Random) -> str | None:
     return _correct(text)
 
 
+def _stuck(text: str, rng: random.Random) -> str | None:
+    return _correct(text, limit=100)  # "yes" at every level: its answers never flip
+
+
 TARGETS = {
     "steady": _steady,
     "swayed": _swayed,
     "late": _late,
     "mumbler": _mumbler,
     "exact": _exact,
+    "stuck": _stuck,
 }
 
 

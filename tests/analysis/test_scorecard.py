@@ -429,3 +429,20 @@ def test_a_sensitivity_peak_of_exactly_zero_is_reported_as_zero() -> None:
     assert by_axis["mode"].excess == 0.0
     assert by_axis["level"].excess > 0.5
     assert ranking[0].axis == "level"
+
+
+def test_a_threshold_no_case_crosses_is_undefined_with_its_reason(space: Scenario) -> None:
+    # Every case's correct answer flips once along level, but this target never flips: there
+    # is no crossing to place, and the threshold says so instead of showing an empty offset.
+    stuck = run(space, "stuck")
+    card = stuck.scorecard(
+        "correct", "answer_change", target="stuck", answer=space.answer, inference=FAST
+    )
+    level = {a.axis: a for a in card.axes}["level"]
+    assert level.threshold is not None
+    assert level.threshold.offset is None
+    assert level.threshold.crossing == 0
+    assert level.undefined["threshold"] == (
+        f"the answers of none of the {len(ITEMS)} cases whose correct answer flips cross one "
+        "half along the axis"
+    )

@@ -36,59 +36,59 @@ RUNS = Path(__file__).resolve().parents[2] / "content" / "runs"
 PINNED = {
     "arithmetic-local-models": (
         "eabdc6377ac151f9",
-        "dd7174f6c5523604f16684bf262b9b148dac35a2469cc74160bef1f3f67ee9a1",
+        "f2b74cc894a31150ecb8582ca0ef0ddea19c74277268da5eda90ffd970ae53db",
     ),
     "conditioning-local-models": (
         "d4b7e8ebd11fe3c3",
-        "367b5589a53a0b3857e0362c1139b52b27f5d1c4631c88c36d65f295b928bac9",
+        "8f08e99e3442f841b786a5001377ccbaabf1ede1b669f87e8ae2589648699aa1",
     ),
     "evidence-local-models": (
         "1f0f7c9f7df6a215",
-        "0c994be0c098b96ac3deb656d48155cade8fb540c0b1f68786213d50b5930c64",
+        "87a7683f08af5067881fbd486013bb3abe039daac2712ab83ed0be1bf382fa09",
     ),
     "arithmetic-reference": (
         "623f7e384dd77d8a",
-        "33d438517c7a740842a5687ce6f2343330055511e8b35cef5c732125c181fc53",
+        "386383a26e319b4878d832eb78d052f2ef85d55152e46a228aa5ca1f5126cf47",
     ),
     "conditioning-reference": (
         "f27602f611af848e",
-        "a492809a5e60b92b7f1f7f1e2cbab337f71ca9c07e3b7a80b8c6066148f3ea32",
+        "b11266fb5665069f3db0562af81f0c9b9879b279994aaefd880e143ed634be7a",
     ),
     "evidence-reference": (
         "c895f40a4f47ad1e",
-        "0f9e824dae7819c67fb6a6bd09df62b9874f9f7acb868cf0b178c1a2d2693f0c",
+        "dd9e021bfc31cf9004f08db7e8ad4ce0e834d585be65e215c53b19a8b179ccf1",
     ),
     "fair-lending-local-models": (
         "b8428948fa191bfe",
-        "393a0aabddd6450675e1df40ac12d878ccbf83c7be47182dfb627939988c6922",
+        "3a79cdfe3a4ebfce22322fc93f57c4eb6d98dbec9dd2fcdc4aa4d56b2da0d793",
     ),
     "fair-lending-reference": (
         "5c67f6cb15ace136",
-        "f5af3486cf836aa68a31bd58ad90adca144c17f77b978c85ddfa9d60cf106550",
+        "6b8798f2bb371dcad3939aa586061f0d045c42e77da9efeca199a9d9cde30d96",
     ),
     "pressure-local-models": (
         "c0fa79fe0321e4e2",
-        "559f531bd8fdb5e11dc907a0b4f60eb7c6269d8fe4f347e2e70a7e2009f2d3f3",
+        "2c2a94cb622602514049a70cfbf6893688179712e83321a4277748f0332966e3",
     ),
     "pressure-reference": (
         "f010940dfd95cadf",
-        "43849ed92d5b986096eb612dc931093ac00d044003b56a1bda9512d171858ecc",
+        "9ccb55b06b3ea336c0fbedf9f13166fad20f0d5333915123792567ad6716e2f0",
     ),
     "return-window-local-models": (
         "ea844b6c6b5bf294",
-        "c1f126a1af72751e5ff29131fbbb6dd121cd402e8a5949272dc8aa626a70dc32",
+        "9e414670df5d98ce42f4825a7108e47a69c1d5fabc252d548e7b17302951d7ef",
     ),
     "return-window-reference": (
         "c30fe9ae1c534c86",
-        "ca07733fc69f5b63a4023197010e7b9ae9edff77fd349066c5d5fad303687981",
+        "009028a0405732e29798ddfb1c261fc6b69cf5ec32f9586ccc512c12c2f34e51",
     ),
     "review-injection-local-models": (
         "f8224ba88645cd5b",
-        "dcd3b30407d2c57813d44c6311ed77241264b688735c705d2fe66b3236f82530",
+        "001026ceeb2360d0425aacbb91668d6408dbb1bbb8ca3900c8ce69ed59fabcc8",
     ),
     "review-injection-reference": (
         "d5be2cd4705612f9",
-        "f96abbba3b9ba725430b42b338d36c59a2e5ccca19dd4056bd047666bc9bb329",
+        "23283dc22e867f88521334911913eb3bb52f5cf6a30ecab3c9af09218bb2667f",
     ),
 }
 

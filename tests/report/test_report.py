@@ -230,3 +230,25 @@ def test_a_report_paces_the_collector_and_puts_it_back(
     assert seen
     assert set(seen) == {raised}
     assert gc.get_threshold() == before
+
+
+def test_missed_change_carries_its_interval_everywhere() -> None:
+    # The committed arithmetic run: its number axis moves the correct answer, and the
+    # random reference target keeps its answer across a move now and then.
+    from modelscape.pages import ReportPage
+    from modelscape.report.summary import interval
+
+    folder = Path(__file__).parents[2] / "content" / "runs" / "arithmetic-reference"
+    report = Report.load(folder / "report.json")
+    card = report.scorecard("random")
+    assert card.missed_change is not None
+    assert card.missed_low is not None
+    assert card.missed_high is not None
+    assert card.missed_low <= card.missed_change <= card.missed_high
+    assert card.missed_low < card.missed_high
+    shown = interval(card.missed_change, card.missed_low, card.missed_high, 3)
+    assert shown in report.summary()
+    assert shown in ReportPage(report, folder / "store.db").html()
+    assert Requirement.parse("missed_high<=1").violations(report) == []
+    (violation,) = Requirement.parse("missed_low<=-1").violations(report, ["random"])
+    assert "missed_low" in violation

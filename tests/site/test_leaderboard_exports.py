@@ -89,6 +89,10 @@ def test_every_scorecard_of_every_report_is_a_record(full: Path) -> None:
                     assert float(row[name]) == value  # exact round trip
             assert record["spurious_change"] == card.spurious_change
             assert record["missed_change"] == card.missed_change
+            for name in ("missed_low", "missed_high"):
+                value = getattr(card, name)
+                assert record[name] == value
+                assert row[name] == ("" if value is None else repr(value))
             departures = (
                 None if "invariant_departures" in card.undefined else card.invariant_departures
             )
