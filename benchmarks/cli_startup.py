@@ -38,10 +38,14 @@ CASES: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 
 
-def _time(arguments: tuple[str, ...], env: dict[str, str]) -> float:
-    """Seconds from starting ``python ARGUMENTS`` to its exit."""
+def _time(arguments: tuple[str, ...], checkout: Path) -> float:
+    """Seconds from starting ``python ARGUMENTS`` in ``checkout`` to its exit."""
+    # Run in the tree: `python -m` and `-c` put the working folder first on the path.
+    env = {**os.environ, "PYTHONPATH": str(checkout)}
     started = time.perf_counter()
-    subprocess.run([sys.executable, *arguments], env=env, check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, *arguments], cwd=checkout, env=env, check=True, stdout=subprocess.DEVNULL
+    )
     return time.perf_counter() - started
 
 
@@ -56,13 +60,22 @@ def main() -> None:
     )
     options = parser.parse_args()
     checkout = options.checkout.resolve()
-    env = {**os.environ, "PYTHONPATH": str(checkout)}
+    imported = subprocess.run(
+        [sys.executable, "-c", "import modelscape; print(modelscape.__file__)"],
+        cwd=checkout,
+        env={**os.environ, "PYTHONPATH": str(checkout)},
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    if not Path(imported).is_relative_to(checkout):
+        raise SystemExit(f"modelscape is imported from {imported}, not from {checkout}")
     for _, arguments in CASES:  # once untimed: the first start fills the file cache
-        _time(arguments, env)
+        _time(arguments, checkout)
     times: dict[str, list[float]] = {label: [] for label, _ in CASES}
     for _ in range(options.repetitions):
         for label, arguments in CASES:
-            times[label].append(_time(arguments, env))
+            times[label].append(_time(arguments, checkout))
     medians = {label: statistics.median(values) for label, values in times.items()}
     bare = medians[CASES[0][0]]
     print(f"modelscape of {checkout}, python {sys.version.split()[0]}")
