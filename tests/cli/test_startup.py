@@ -36,11 +36,13 @@ print(json.dumps({"code": code, "loaded": loaded}), file=sys.stderr)
 """
 
 
-def _run(*arguments: str) -> tuple[str, list[str]]:
-    """The stdout of ``python -m modelscape ARGUMENTS`` and the heavy packages it loaded."""
+def _run(*arguments: str, status: int = 0) -> tuple[str, list[str]]:
+    """The output of ``python -m modelscape ARGUMENTS``, which exits with ``status``, and the
+    heavy packages it loaded."""
     # This checkout's modelscape, whatever else is installed.
     root = str(Path(modelscape.__file__).resolve().parents[1])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([root, os.environ.get("PYTHONPATH", "")])}
+    paths = [root, *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     done = subprocess.run(
         [sys.executable, "-c", f"HEAVY = {HEAVY!r}\n{_WRAPPER}", *arguments],
         capture_output=True,
@@ -48,9 +50,10 @@ def _run(*arguments: str) -> tuple[str, list[str]]:
         env=env,
         check=True,
     )
-    report = json.loads(done.stderr.strip().splitlines()[-1])
-    assert report["code"] in (0, None), done.stderr
-    return done.stdout, report["loaded"]
+    *errors, last = done.stderr.strip().splitlines()
+    report = json.loads(last)
+    assert (report["code"] or 0) == status, done.stderr
+    return done.stdout + "".join(f"{line}\n" for line in errors), report["loaded"]
 
 
 def test_the_help_loads_no_heavy_library_and_lists_every_command() -> None:
@@ -78,3 +81,10 @@ def test_a_commands_help_loads_no_heavy_library(command: str) -> None:
     shown, loaded = _run(command, "--help")
     assert loaded == []
     assert shown.startswith(f"Usage: modelscape {command} ")
+
+
+def test_a_run_without_a_target_is_refused_before_the_library_loads(tmp_path: Path) -> None:
+    shown, loaded = _run("run", "pressure", "--store", str(tmp_path / "runs.db"), status=2)
+    assert "name at least one target" in shown
+    assert loaded == []
+    assert not (tmp_path / "runs.db").exists()
