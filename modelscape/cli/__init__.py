@@ -43,8 +43,10 @@ class Group(click.Group):
 
 
 #: Each command's module. A module is imported when one of its commands is asked for, not
-#: when the command line starts: the commands that run experiments import the statistics,
-#: numpy and scipy (a second or more), which ``modelscape build`` and ``--version`` never need.
+#: when the command line starts. The modules themselves import only click and light modules
+#: at their top, and the library inside each command's body: the statistics, numpy, scipy and
+#: pydantic take a second or more, which ``--help``, ``--version`` and every command's help
+#: never need (tests/cli/test_startup.py checks it in a fresh process).
 COMMANDS = {
     "build": "site",
     "check": "report",

@@ -8,18 +8,20 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import click
 
+from modelscape._limits import MAX_CALLS
 from modelscape.errors import ExecutionError, ModelscapeError, ReportError
-from modelscape.execution.config import MAX_CALLS, ExecutionConfig
-from modelscape.execution.resolve import load_targets, resolve_target
-from modelscape.execution.runner import Progress, Runner
-from modelscape.execution.shard import Shard
-from modelscape.results.results import Results
-from modelscape.scenario import Scenario
-from modelscape.store import Checking, open_store
+
+# The library is imported by the commands as they run, not here: `run --help` and
+# `modelscape --help` read this module, and need neither pydantic nor numpy.
+if TYPE_CHECKING:
+    from modelscape.execution.runner import Progress, Runner
+    from modelscape.execution.shard import Shard
+    from modelscape.results.results import Results
+    from modelscape.scenario import Scenario
 
 __all__ = ["register"]
 
@@ -281,7 +283,13 @@ def run(
     limit = _limit(max_failures)
     if junit is not None and not requirements:
         raise click.UsageError("--junit writes the results of --require: name a requirement")
+    if not targets and targets_file is None:
+        raise click.UsageError("name at least one target with --target or --targets")
+    from modelscape.execution.config import ExecutionConfig
+    from modelscape.execution.resolve import load_targets, resolve_target
+    from modelscape.execution.runner import Runner
     from modelscape.report import Requirement
+    from modelscape.store import open_store
 
     for text in requirements:  # a typo fails now, not after an hour of calls
         Requirement.parse(text)
@@ -289,8 +297,6 @@ def run(
     scenario = _scenario(spec)
     if repetitions is not None:
         scenario = dataclasses.replace(scenario, repetitions=repetitions)
-    if not targets and targets_file is None:
-        raise click.UsageError("name at least one target with --target or --targets")
     resolved = [resolve_target(t) for t in targets]
     if targets_file is not None:
         resolved.extend(load_targets(targets_file))
@@ -352,6 +358,8 @@ def _shard(text: str | None, reporting: bool) -> Shard | None:
     """The ``--shard`` option as a :class:`Shard`; a shard's part of a run is no report."""
     if text is None:
         return None
+    from modelscape.execution.shard import Shard
+
     try:
         part = Shard.parse(text)
     except ValueError as error:
@@ -374,6 +382,8 @@ def _shard(text: str | None, reporting: bool) -> Shard | None:
 )
 def runs(store_path: str) -> None:
     """List the experiments a store holds, with their observations."""
+    from modelscape.store import Checking, open_store
+
     store = open_store(store_path, read_only=True, create=False)
     try:
         if isinstance(store, Checking):

@@ -6,11 +6,14 @@ import csv
 import io
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from modelscape.cli.files import check_output, write_output
-from modelscape.scenario import Scenario
+
+if TYPE_CHECKING:  # imported as the commands run: their help needs none of it
+    from modelscape.scenario import Scenario
 
 __all__ = ["register", "spreadsheet_safe"]
 

@@ -12,13 +12,11 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
+from modelscape._limits import MAX_CALLS
 from modelscape._model import FrozenModel
 from modelscape.execution.shard import Shard
 
 __all__ = ["MAX_CALLS", "ExecutionConfig", "RetryPolicy"]
-
-#: The most calls one run makes unless its ExecutionConfig says otherwise.
-MAX_CALLS = 5_000_000
 
 
 class RetryPolicy(FrozenModel):

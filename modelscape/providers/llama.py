@@ -7,6 +7,11 @@ two calls at once (llama.cpp contexts are not thread-safe). Calls are therefore 
 whatever the run's concurrency; a call that the runner times out still finishes in its thread
 before the next one starts.
 
+A call's timeout measures its own generation: the wait for the model (the calls ahead of it,
+and the model's loading on the first call) is left out, as :mod:`modelscape.target.clock`
+describes, so that the eighth of eight queued calls is not timed out for the seven before it.
+Only the observation's whole budget bounds that wait.
+
 The model stays loaded for the length of a run: the runner closes the target when the run
 ends (:meth:`LlamaCppTarget.aclose`), which frees the model and its thread. Its replies have
 the OpenAI chat-completions shape and are read by :mod:`~modelscape.providers.chat`. This
@@ -16,15 +21,16 @@ module declares the ``llama-cpp:PATH`` kind of target (:data:`LLAMA_CPP`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import importlib
 import importlib.util
 import threading
 import time
-from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from modelscape._identity import Identity
 from modelscape._version import requirement
@@ -33,6 +39,7 @@ from modelscape.providers.chat import chat_messages, read_chat_completion
 from modelscape.providers.names import HTTP_ONLY, KIND_ONLY, target_options
 from modelscape.providers.options import Generation
 from modelscape.providers.structured import StructuredMode, StructuredTarget, structured_mode
+from modelscape.target.clock import waiting
 from modelscape.target.protocol import IdentifiedTarget, TargetError, TargetOutput, TargetRequest
 from modelscape.target.registry import Provider
 from modelscape.target.shape import AnswerShape
@@ -45,6 +52,8 @@ DEFAULT_CONTEXT = 2048
 DEFAULT_MAX_TOKENS = 256
 # Bytes read from each end of a model file for its fingerprint.
 _FINGERPRINT_BYTES = 4 * 1024 * 1024
+
+_Result = TypeVar("_Result")
 
 
 def fingerprint(path: Path) -> str:
@@ -128,6 +137,10 @@ class LlamaCppTarget(StructuredTarget, IdentifiedTarget):
         self._grammars: dict[AnswerShape, Any] = {}
         self._load_lock = threading.Lock()
         self._executor: ThreadPoolExecutor | None = None
+        # The job in the model's thread now (it may outlive a caller the runner timed out),
+        # and the lock that lines up the calls waiting for the thread, one per event loop.
+        self._running: Future[Any] | None = None
+        self._turns: tuple[asyncio.AbstractEventLoop, asyncio.Lock] | None = None
         self.engine = "llama-cpp-python"
 
     def _load(self) -> Any:
@@ -181,8 +194,46 @@ class LlamaCppTarget(StructuredTarget, IdentifiedTarget):
     async def __call__(self, request: TargetRequest) -> TargetOutput:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="modelscape-llama")
+        with waiting():  # the call's timeout starts when its generation does
+            async with self._turn():
+                await self._free()
+                if self._model is None:
+                    await self._submit(self._executor, self._load)
+                job = self._submit(self._executor, self._generate, request)
+        return await job
+
+    def _turn(self) -> asyncio.Lock:
+        """The lock the calls of this event loop wait in, in the order they came."""
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._executor, self._generate, request)
+        if self._turns is None or self._turns[0] is not loop:
+            self._turns = (loop, asyncio.Lock())
+        return self._turns[1]
+
+    async def _free(self) -> None:
+        """Wait until the model's thread has finished its job (which may be a call the runner
+        has already timed out: a job outlives its caller). Cancelling this wait leaves the job
+        alone, and the job's outcome stays its own caller's to read."""
+        running = self._running
+        if running is None or running.done():
+            return
+        loop = asyncio.get_running_loop()
+        free: asyncio.Future[None] = loop.create_future()
+
+        def wake(_: Future[Any]) -> None:  # runs in the model's thread
+            # A loop closed since has nobody waiting on it any more.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(_settle, free)
+
+        running.add_done_callback(wake)
+        await free
+
+    def _submit(
+        self, executor: ThreadPoolExecutor, work: Callable[..., _Result], *arguments: Any
+    ) -> asyncio.Future[_Result]:
+        """Start ``work`` in the model's thread; the future of its result on this loop."""
+        job = executor.submit(work, *arguments)
+        self._running = job
+        return asyncio.wrap_future(job)
 
     async def aclose(self) -> None:
         """Free the model and its thread (waiting, off the loop, for a call still running)."""
@@ -193,6 +244,7 @@ class LlamaCppTarget(StructuredTarget, IdentifiedTarget):
         if self._executor is not None:
             self._executor.shutdown(wait=True)
             self._executor = None
+            self._running = None
         with self._load_lock:
             model, self._model = self._model, None
         if model is not None and hasattr(model, "close"):
@@ -200,6 +252,11 @@ class LlamaCppTarget(StructuredTarget, IdentifiedTarget):
 
     def __repr__(self) -> str:
         return f"LlamaCppTarget({self._identity}, path={str(self.path)!r})"
+
+
+def _settle(free: asyncio.Future[None]) -> None:
+    if not free.done():  # a cancelled wait is done already
+        free.set_result(None)
 
 
 def _llama_cpp(argument: str, **given: Any) -> LlamaCppTarget:

@@ -1,8 +1,9 @@
 """The clock of one call: what a call's timeout measures when a target queues its requests.
 
 The runner gives every attempt ``ExecutionConfig.timeout`` seconds. A provider target that
-bounds its own calls in flight (:class:`~modelscape.providers.limiter.AdaptiveLimiter`) may
-hold a request back before sending it, and that wait says nothing about the server: a server
+bounds its own calls in flight (:class:`~modelscape.providers.limiter.AdaptiveLimiter`), or a
+local model that generates one call at a time (:class:`~modelscape.providers.llama.LlamaCppTarget`),
+may hold a request back before sending it, and that wait says nothing about the server: a server
 answering in 1.5 s behind a limit cut to a few calls could see requests "time out after 2 s"
 that it answered in time, the wait for a place eating the timeout. So the timeout measures the
 call, not the queue: a target wraps the wait in :func:`waiting`, during which only the
