@@ -58,7 +58,7 @@ def _entries(wheel: Path) -> dict[str, bytes]:
 
 def test_both_workflows_install_and_build_from_a_fresh_clone(tmp_path: Path) -> None:
     project = tmp_path / "lab"
-    arguments = ["init", str(project), "--shards", "2", *(f"--target={t}" for t in TARGETS)]
+    arguments = ["init", str(project), "--shards", "1", *(f"--target={t}" for t in TARGETS)]
     result = CliRunner().invoke(main, arguments)
     assert result.exit_code == 0, result.output
     workflows = project / ".github" / "workflows"
