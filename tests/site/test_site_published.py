@@ -133,6 +133,17 @@ def test_both_workflows_install_and_build_from_a_fresh_clone(tmp_path: Path) -> 
     del original[record]
     assert remade == original
 
+    # An installed file edited since is no release: init refuses to pass it on, naming it.
+    (edited,) = venv.glob("lib/python*/site-packages/modelscape/site/search.py")
+    edited.write_text(edited.read_text() + "\n# edited\n")
+    refused = subprocess.run(
+        [binaries / "modelscape", "init", str(tmp_path / "edited")],
+        cwd=tmp_path, capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    assert refused.returncode == 1
+    assert f"{edited} differs from the file modelscape-map's wheel installed" in refused.stderr
+    assert not (tmp_path / "edited").exists()
+
 
 def test_from_index_writes_no_wheel_and_pins_the_release(tmp_path: Path) -> None:
     written = init_site(tmp_path / "lab", from_index=True, shards=1, targets=["echo"])
