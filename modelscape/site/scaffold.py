@@ -170,6 +170,9 @@ def init_site(
     root = Path(folder)
     if shards is None and targets:
         raise SiteError("targets are for the runs workflow: give the number of shards too")
+    name = _checked(root, title)
+    if shards is not None:  # its arguments checked before the wheel is made
+        runs_workflow(install=DISTRIBUTION, scenarios=[spec], targets=targets, shards=shards)
     with tempfile.TemporaryDirectory() as scratch:
         wheel = None if from_index else vendor_wheel(Path(scratch))
         # A site repository holds no modelscape source, so its workflows install the release
@@ -177,7 +180,7 @@ def init_site(
         # bare name ``modelscape`` is another project's, and an unpinned one could build with a
         # release the site was not made for).
         install = f"{DISTRIBUTION}=={__version__}" if wheel is None else f"./{FOLDER}/{wheel.name}"
-        written = _write(root, title, spec, shards, targets, install)
+        written = _write(root, name, spec, shards, targets, install)
         if wheel is not None:
             vendored = root / FOLDER / wheel.name
             vendored.parent.mkdir(exist_ok=True)
@@ -185,17 +188,8 @@ def init_site(
     return written
 
 
-def _write(
-    root: Path,
-    title: str | None,
-    spec: str,
-    shards: int | None,
-    targets: Sequence[str],
-    install: str,
-) -> list[Path]:
-    runs = None
-    if shards is not None:
-        runs = runs_workflow(install=install, scenarios=[spec], targets=targets, shards=shards)
+def _checked(root: Path, title: str | None) -> str:
+    """The site's title, once the folder is known to be new or empty."""
     if root.exists() and not root.is_dir():
         raise SiteError(f"{root} is a file: choose a new folder for the site project")
     if root.exists() and any(root.iterdir()):
@@ -205,6 +199,20 @@ def _write(
         raise SiteError(
             f"the site's title must be one line of printable text, not {name!r} (--title)"
         )
+    return name
+
+
+def _write(
+    root: Path,
+    name: str,
+    spec: str,
+    shards: int | None,
+    targets: Sequence[str],
+    install: str,
+) -> list[Path]:
+    runs = None
+    if shards is not None:
+        runs = runs_workflow(install=install, scenarios=[spec], targets=targets, shards=shards)
     files = {
         # A JSON string is a YAML double-quoted scalar: "Lab: results" stays one title.
         "site.yaml": _SITE_YAML.format(title=json.dumps(name, ensure_ascii=False)),
