@@ -100,15 +100,19 @@ def test_the_quickstart_installs_from_the_checkout() -> None:
 
 
 def test_a_new_site_installs_this_release_by_its_own_name(tmp_path: Path) -> None:
-    init_site(tmp_path / "lab")
+    init_site(tmp_path / "lab", from_index=True)
     workflow = yaml.safe_load((tmp_path / "lab/.github/workflows/pages.yml").read_text())
     installs = [
         step["run"]
         for step in workflow["jobs"]["build"]["steps"]
         if "pip install" in str(step.get("run", ""))
     ]
-    # with Pagefind, so the published site has its search index
-    assert installs == [f"python -m pip install modelscape-map=={__version__} '{REQUIREMENT}'"]
+    # with Pagefind (the search extra), so the published site has its search index
+    assert installs == [f"python -m pip install 'modelscape-map[search]=={__version__}'"]
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"][
+        "optional-dependencies"
+    ]
+    assert extras["search"] == [REQUIREMENT]
 
 
 def test_every_kind_names_its_extra_by_the_distribution() -> None:

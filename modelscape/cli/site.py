@@ -122,13 +122,31 @@ def serve(content: Path, output: Path, port: int) -> None:
     multiple=True,
     help="A target for the runs workflow, as for `modelscape run` (repeatable; with --shards).",
 )
-def init(folder: Path, title: str | None, shards: int | None, targets: tuple[str, ...]) -> None:
-    """Create a site project in FOLDER: settings, a page, a spec, and a Pages workflow."""
+@click.option(
+    "--from-index",
+    is_flag=True,
+    help="Make the workflows install this version of modelscape-map from the package index, "
+    "once it is published there, instead of the wheel written to FOLDER/vendor/.",
+)
+def init(
+    folder: Path,
+    title: str | None,
+    shards: int | None,
+    targets: tuple[str, ...],
+    from_index: bool,
+) -> None:
+    """Create a site project in FOLDER: settings, a page, a spec, and a Pages workflow.
+
+    The workflows install modelscape from vendor/, where init writes the wheel of the
+    modelscape that runs it, so pushing to GitHub builds and deploys the site with no release
+    published anywhere; --from-index installs the release by name instead.
+    """
     from modelscape.site import init_site
 
     if shards is not None and not targets:
         raise click.UsageError("--shards runs targets: name them with --target")
-    for path in init_site(folder, title=title, shards=shards, targets=targets):
+    made = init_site(folder, title=title, shards=shards, targets=targets, from_index=from_index)
+    for path in made:
         click.echo(f"wrote {path}")
     click.echo(f"next: modelscape build {folder} -o site")  # as the README shows
 

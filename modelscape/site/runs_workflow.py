@@ -19,18 +19,23 @@ Actions would evaluate it wherever it is written (the matrix, an ``env:`` value)
 run would not be the one named, and a secret it names would become part of a target's name,
 stored and published. Keys come from the repository's secrets through the workflow's own
 ``env:``. Scenario names are plain words (:data:`_SCENARIO`) and shards a number.
+
+Each job installs modelscape with the extras its targets' kinds name (``providers`` for an
+``openai:`` target, say), and the last job with ``search`` too, for the site's Pagefind index.
 """
 
 from __future__ import annotations
 
 import json
 import re
+import shlex
 from collections.abc import Sequence
 
+from modelscape._version import DISTRIBUTION
 from modelscape.site.config import SiteError
-from modelscape.site.search import REQUIREMENT
+from modelscape.site.vendored import FOLDER, with_extras
 
-__all__ = ["runs_workflow"]
+__all__ = ["install_comment", "runs_workflow"]
 
 _SCENARIO = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,99}")
 # Artifact names may not hold ':', '/', '"', '<', '>', '|', '*', '?' or '\': a target's
@@ -42,6 +47,39 @@ MATRIX_LIMIT = 256
 
 def _slug(index: int, target: str) -> str:
     return f"{index + 1}-{_UNSAFE.sub('-', target).strip('-')[:40] or 'target'}"
+
+
+def install_comment(install: str, *, indent: int) -> str:
+    """The comment above a workflow's install step: where modelscape comes from, and how to
+    install a published release instead when it comes from the wheel in ``vendor/``."""
+    if not install.endswith(".whl"):
+        return ""
+    pad = " " * indent
+    return (
+        f"{pad}# modelscape from {FOLDER}/, the wheel `modelscape init` wrote. Once the release\n"
+        f"{pad}# is on the package index, install it by name instead\n"
+        f"{pad}# ('{DISTRIBUTION}[...]==VERSION', or run `modelscape init --from-index`)\n"
+        f"{pad}# and delete {FOLDER}/.\n"
+    )
+
+
+def _target_extras(targets: Sequence[str]) -> list[str]:
+    """The extras of this distribution that the targets' kinds need (``providers``, ...)."""
+    # Imported here: the registry reads entry points, which writing a workflow rarely needs.
+    from modelscape.errors import ExecutionError
+    from modelscape.target.registry import find_provider
+
+    extras = set()
+    for target in targets:
+        kind = target.split(":", 1)[0]
+        try:
+            provider = find_provider(kind)
+        except ExecutionError:  # a kind this install cannot load: its extra is unknown here
+            provider = None
+        extra = provider.extra if provider is not None else None
+        if extra is not None and extra.startswith(f"{DISTRIBUTION}["):
+            extras.update(extra.removeprefix(f"{DISTRIBUTION}[").rstrip("]").split(","))
+    return sorted(extras)
 
 
 def _checked(scenarios: Sequence[str], targets: Sequence[str], shards: int) -> None:
@@ -81,10 +119,15 @@ def runs_workflow(
 ) -> str:
     """The workflow's YAML text for these scenarios (specs/NAME.yaml), targets and shards.
 
-    ``install`` is what ``pip install`` is given to install modelscape. Raises
+    ``install`` is the pip requirement of modelscape without extras (a wheel's path, or
+    ``modelscape-map==X``); each job adds the extras it needs. Raises
     :class:`~modelscape.site.config.SiteError` naming what is wrong with the arguments.
     """
     _checked(scenarios, targets, shards)
+    extras = _target_extras(targets)
+    shard_install = shlex.quote(with_extras(install, extras))
+    merge_install = shlex.quote(with_extras(install, [*extras, "search"]))
+    comment = install_comment(install, indent=6)
     # JSON strings and lists are YAML flow scalars and sequences, quoted whatever they hold.
     matrix_targets = "\n".join(
         f"          - {{slug: {json.dumps(_slug(i, t))}, spec: {json.dumps(t)}}}"
@@ -126,12 +169,12 @@ jobs:
         target:
 {matrix_targets}
     steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-python@v5
+      - uses: actions/checkout@v5
+      - uses: actions/setup-python@v6
         with:
           python-version: "3.11"
-      - name: install
-        run: python -m pip install {install}
+{comment}      - name: install
+        run: python -m pip install {shard_install}
       - name: run one shard
         env:
           SCENARIO: ${{{{ matrix.scenario.name }}}}
@@ -140,7 +183,7 @@ jobs:
         run: >-
           modelscape run "specs/$SCENARIO.yaml" --target "$TARGET" --store store.db
           --shard "$SHARD" --max-failures 100%
-      - uses: actions/upload-artifact@v4
+      - uses: actions/upload-artifact@v6
         with:
           name: {artifact}
           path: store.db
@@ -158,13 +201,13 @@ jobs:
       name: github-pages
       url: ${{{{ steps.deployment.outputs.page_url }}}}
     steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-python@v5
+      - uses: actions/checkout@v5
+      - uses: actions/setup-python@v6
         with:
           python-version: "3.11"
-      - name: install
-        run: python -m pip install {install} '{REQUIREMENT}'
-      - uses: actions/download-artifact@v4
+{comment}      - name: install
+        run: python -m pip install {merge_install}
+      - uses: actions/download-artifact@v7
         with:
           pattern: store-*
           path: stores
@@ -193,16 +236,16 @@ jobs:
           git commit -m "Runs of $GITHUB_SHA, merged from {shards} shards" || echo "no change"
           git push
       - id: pages
-        uses: actions/configure-pages@v5
+        uses: actions/configure-pages@v6
       - name: build the site
         env:
           BASE_URL: ${{{{ steps.pages.outputs.base_url }}}}
         run: >-
           modelscape build . -o site --strict
           --base-url "$BASE_URL/"
-      - uses: actions/upload-pages-artifact@v3
+      - uses: actions/upload-pages-artifact@v4
         with:
           path: site
       - id: deployment
-        uses: actions/deploy-pages@v4
+        uses: actions/deploy-pages@v5
 """

@@ -11,36 +11,21 @@ from __future__ import annotations
 import itertools
 import json
 import os
-import re
 import shutil
 import subprocess
-import sys
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jsonschema
 import pytest
-import yaml
 from click.testing import CliRunner
 
 from modelscape.cli import main
 from modelscape.site import SiteError, init_site
 from modelscape.site.runs_workflow import runs_workflow
+from tests.site.workflows import actionlint, expand, play, schema, workflow
 
 TARGETS = ["echo", 'constant:{"answer": true}']
-
-
-def schema() -> dict[str, Any]:
-    vendor = resources.files("check_jsonschema.builtin_schemas.vendor")
-    loaded: dict[str, Any] = json.loads(vendor.joinpath("github-workflows.json").read_text())
-    return loaded
-
-
-def workflow(text: str) -> dict[str, Any]:
-    # YAML 1.1 reads the key "on" as True; GitHub reads it as "on".
-    loaded: dict[Any, Any] = yaml.safe_load(text)
-    return {("on" if k is True else k): v for k, v in loaded.items()}
 
 
 @pytest.mark.parametrize("shards", [1, 4])
@@ -49,6 +34,29 @@ def test_the_workflow_is_valid_for_github(shards: int) -> None:
         install="x==1", scenarios=["pressure", "a.b_c-d"], targets=TARGETS, shards=shards
     )
     jsonschema.validate(workflow(text), schema())
+
+
+@pytest.mark.parametrize("install", ["./vendor/modelscape_map-1-py3-none-any.whl", "x==1"])
+def test_actionlint_finds_nothing_to_fix(install: str, tmp_path: Path) -> None:
+    text = runs_workflow(
+        install=install, scenarios=["pressure"], targets=[*TARGETS, "openai:gpt-4o"], shards=3
+    )
+    file = tmp_path / ".github" / "workflows" / "runs.yml"
+    file.parent.mkdir(parents=True)
+    file.write_text(text, encoding="utf-8")
+    actionlint(file)
+
+
+def test_each_job_installs_the_extras_its_targets_need() -> None:
+    flow = workflow(
+        runs_workflow(
+            install="./vendor/m.whl", scenarios=["p"], targets=["echo", "openai:x"], shards=1
+        )
+    )
+    shard = next(s for s in flow["jobs"]["shard"]["steps"] if s.get("name") == "install")
+    merge = next(s for s in flow["jobs"]["merge"]["steps"] if s.get("name") == "install")
+    assert shard["run"] == "python -m pip install './vendor/m.whl[providers]'"
+    assert merge["run"] == "python -m pip install './vendor/m.whl[providers,search]'"
 
 
 def test_hostile_targets_never_reach_a_shell_line() -> None:
@@ -91,35 +99,6 @@ def test_init_writes_it_only_when_asked(tmp_path: Path) -> None:
     assert not (tmp_path / "x").exists()
 
 
-def _expand(text: str, values: dict[str, str]) -> str:
-    """``${{ expression }}`` replaced as Actions would, from ``values`` (secrets are empty)."""
-
-    def one(match: re.Match[str]) -> str:
-        expression = match[1].strip()
-        return "" if expression.startswith("secrets.") else values[expression]
-
-    return re.sub(r"\$\{\{(.*?)\}\}", one, text)
-
-
-def _run(step: dict[str, Any], folder: Path, values: dict[str, str]) -> str:
-    env = {
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}/usr/bin:/bin",
-        "HOME": str(folder),
-        "GITHUB_SHA": "0" * 40,
-        **{k: _expand(str(v), values) for k, v in step.get("env", {}).items()},
-    }
-    done = subprocess.run(
-        ["bash", "-c", _expand(step["run"], values)],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert done.returncode == 0, f"{step.get('name')}: {done.stdout}\n{done.stderr}"
-    return done.stdout
-
-
 @pytest.mark.slow
 def test_its_commands_run_in_sequence_and_publish_the_merged_runs(tmp_path: Path) -> None:
     project = tmp_path / "lab"
@@ -156,9 +135,9 @@ def test_its_commands_run_in_sequence_and_publish_the_merged_runs(tmp_path: Path
         }
         for step in flow["jobs"]["shard"]["steps"]:
             if "run" in step and step.get("name") != "install":
-                _run(step, job, values)
+                play(step, job, values)
             elif step.get("uses", "").startswith("actions/upload-artifact"):
-                name = _expand(step["with"]["name"], values)
+                name = expand(step["with"]["name"], values)
                 (stores / name).mkdir(parents=True)
                 shutil.copy(job / step["with"]["path"], stores / name / "store.db")
     merge = tmp_path / "merge"
@@ -167,7 +146,7 @@ def test_its_commands_run_in_sequence_and_publish_the_merged_runs(tmp_path: Path
     for step in flow["jobs"]["merge"]["steps"]:
         if "run" in step and step.get("name") != "install":
             values = {"steps.pages.outputs.base_url": "https://pages.invalid/lab"}
-            said[step["name"]] = _run(step, merge, values)
+            said[step["name"]] = play(step, merge, values)
     assert "0 asked, 720 reused, 0 failed" in said["merge, measure and report each scenario"]
     report = json.loads((merge / "runs/pressure/report.json").read_text())
     assert [t["name"] for t in report["provenance"]["targets"]] == ["echo", "constant"]
