@@ -35,8 +35,9 @@ from modelscape.target.shape import AnswerShape
 
 __all__ = ["ANSWER_KINDS", "reference_page", "structured_ways"]
 
-#: The kinds of answer a spec can read, each as its ``answer:`` is written and as the reader
-#: that spec makes, for the table of what ``structured:`` does to each.
+#: The kinds of answer a scenario can read, each as a spec's ``answer:`` writes it (or, for a
+#: reader a spec cannot make, as Python does) and as the reader that makes, for the table of
+#: what ``structured:`` does to each.
 ANSWER_KINDS: tuple[tuple[str, str, Answer], ...] = (
     (
         "a choice in a JSON field",
@@ -48,7 +49,7 @@ ANSWER_KINDS: tuple[tuple[str, str, Answer], ...] = (
         "field: score, choices: [1, 2, 3, 4, 5]",
         json_field("score", [1, 2, 3, 4, 5]),
     ),
-    ("any value in a JSON field", "field: answer", json_field("answer")),
+    ("any value in a JSON field (Python only)", 'json_field("answer")', json_field("answer")),
     (
         "a choice read by a pattern",
         r"pattern: '\b(yes|no)\b', choices: [yes, no]",
@@ -264,7 +265,7 @@ def _structured_section(providers: list[Provider]) -> list[str]:
         "the shape in the second column; *refused* means the run stops with an error before any",
         "call is made, naming what would work.",
         "",
-        "| Answer | Spec | Replies are constrained to | "
+        "| Answer | Written as | Replies are constrained to | "
         + " | ".join(f"`{w}`" for w in STRUCTURED_MODES)
         + " |",
         "| --- " * (3 + len(STRUCTURED_MODES)) + "|",
