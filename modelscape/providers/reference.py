@@ -164,14 +164,30 @@ def structured_ways(provider: Provider) -> tuple[StructuredMode, ...]:
     return ways
 
 
-def _kinds_table(providers: Iterable[Provider]) -> list[str]:
-    lines = ["| Kind | Written as | What it reaches | Key from | Install |", "| --- " * 5 + "|"]
+def _listed(texts: Iterable[str]) -> str:
+    """Texts as a sentence lists them: commas, and "and" before the last."""
+    written = list(texts)
+    if len(written) < 2:
+        return "".join(written)
+    return f"{', '.join(written[:-1])} and {written[-1]}"
+
+
+def _names(names: Iterable[str]) -> str:
+    """Names in code type, as a sentence lists them."""
+    return _listed(f"`{name}`" for name in names)
+
+
+def _kinds_list(providers: Iterable[Provider]) -> list[str]:
+    lines = []
     for provider in providers:
-        forms = ", ".join(f"`{form}`" for form in provider.forms) or f"`{provider.kind}:...`"
-        key = f"`{provider.key_variable}`" if provider.key_variable else "none"
-        install = f"`{provider.extra}`" if provider.extra else "nothing more"
-        summary = _cell(provider.summary) or "(no summary given)"
-        lines.append(f"| `{provider.kind}` | {forms} | {summary} | {key} | {install} |")
+        forms = " or ".join(f"`{form}`" for form in provider.forms) or f"`{provider.kind}:...`"
+        summary = provider.summary or "(no summary given)"
+        line = f"- **`{provider.kind}`**, written {forms}: {summary[0].upper()}{summary[1:]}."
+        if provider.key_variable:
+            line += f" Key from `{provider.key_variable}`."
+        if provider.extra:
+            line += f" Install `{provider.extra}`."
+        lines.append(line)
     return lines
 
 
@@ -179,12 +195,12 @@ def _options_section(providers: list[Provider]) -> list[str]:
     models = {provider.options for provider in providers if provider.options is not None}
     taking = [provider for provider in providers if provider.options is not None]
     lines = ["## Options", ""]
-    without = [f"`{provider.kind}`" for provider in providers if provider.options is None]
+    without = [provider.kind for provider in providers if provider.options is None]
     for model in sorted(models, key=lambda model: model.__qualname__):
         lines += [
             f"The options of `{model.__module__}.{model.__qualname__}`. A default of *none* leaves",
-            "the choice to the provider (or the model file), unless a kind's column below gives",
-            "its own.",
+            "the choice to the provider (or the model file), unless the list below gives the",
+            "kind's own.",
             "",
             "| Option | Type | Default | Meaning |",
             "| --- | --- | --- | --- |",
@@ -197,24 +213,19 @@ def _options_section(providers: list[Provider]) -> list[str]:
             meaning = field.description or "(no description in the code)"
             default = _value(field.get_default(call_default_factory=True))
             lines.append(f"| `{name}` | {_cell(kind)} | {default} | {_cell(meaning)} |")
-        lines += ["", "Which kinds take which option (a value is that kind's own default):", ""]
-        users = [p for p in taking if p.options is model]
-        lines.append("| Option | " + " | ".join(f"`{p.kind}`" for p in users) + " |")
-        lines.append("| --- " * (len(users) + 1) + "|")
-        for name in model.model_fields:
-            cells = []
-            for provider in users:
-                if name in provider.refuses:
-                    cells.append("—")
-                elif name in provider.defaults:
-                    cells.append(_value(provider.defaults[name]))
-                else:
-                    cells.append("yes")
-            lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+        lines += ["", "Which kind takes which:", ""]
+        for provider in (p for p in taking if p.options is model):
+            refused = [name for name in model.model_fields if name in provider.refuses]
+            line = f"- `{provider.kind}`: "
+            line += f"every option but {_names(refused)}" if refused else "every option"
+            own = [f"`{name}` is {_value(value)}" for name, value in provider.defaults.items()]
+            if own:
+                line += f"; by default {_listed(own)}"
+            lines.append(line + ".")
         lines.append("")
     if without:
         lines += [
-            f"{', '.join(without)} take no options; any option given to them is an error.",
+            f"{_names(without)} take no options; any option given to them is an error.",
             "",
         ]
     return lines
@@ -357,7 +368,7 @@ def reference_page() -> str:
     """The whole reference page, front matter included, as Markdown."""
     providers = _providers()
     lines = [_FRONT + _INTRO.rstrip("\n"), ""]
-    lines += _kinds_table(providers)
+    lines += _kinds_list(providers)
     lines.append("")
     lines += _options_section(providers)
     lines += _structured_section(providers)

@@ -58,16 +58,31 @@ def test_the_module_writes_the_page_when_run() -> None:
     assert written.stdout == PAGE.read_text(encoding="utf-8")
 
 
-def test_every_registered_kind_has_its_row_its_forms_and_its_summary() -> None:
-    rows = _rows("| Kind | Written as |")
+def _items(after: str) -> dict[str, str]:
+    """The items of the page's first list after the line ``after``, by the kind they name."""
+    text = PAGE.read_text(encoding="utf-8").split(f"\n{after}\n", 1)[1].lstrip("\n")
+    items = {}
+    for line in text.split("\n\n", 1)[0].splitlines():
+        named = re.match(r"- \*{0,2}`([\w-]+)`\*{0,2}[,:] (.*)", line)
+        assert named is not None, line
+        items[named.group(1)] = named.group(2)
+    return items
+
+
+def test_every_registered_kind_has_its_item_its_forms_and_its_summary() -> None:
+    items = _items(
+        "the `modelscape.providers` entry point group, as an installed package may "
+        "register its own:"
+    )
     providers = _providers()
-    assert sorted(rows) == sorted(f"`{provider.kind}`" for provider in providers)
+    assert list(items) == [provider.kind for provider in providers]
     for provider in providers:
         assert provider.forms, provider.kind
         assert provider.summary, provider.kind
-        written_as, reaches, *_ = rows[f"`{provider.kind}`"]
-        assert written_as == ", ".join(f"`{form}`" for form in provider.forms)
-        assert provider.summary in reaches
+        item = items[provider.kind]
+        assert item.startswith("written " + " or ".join(f"`{f}`" for f in provider.forms) + ":")
+        assert provider.summary[1:] in item
+        assert (f"Key from `{provider.key_variable}`." in item) == bool(provider.key_variable)
 
 
 def test_every_option_has_its_type_default_and_meaning_from_its_field() -> None:
@@ -82,19 +97,21 @@ def test_every_option_has_its_type_default_and_meaning_from_its_field() -> None:
         assert meaning == field.description.replace("|", "\\|")
 
 
-def test_the_table_of_kinds_and_options_is_what_each_kind_takes() -> None:
-    rows = _rows("| Option | `anthropic` |")
+def test_the_list_of_what_each_kind_takes_is_what_it_declares() -> None:
+    items = _items("Which kind takes which:")
     taking = [provider for provider in _providers() if provider.options is not None]
-    header = re.search(r"^\| Option \| `anthropic` \|.*$", PAGE.read_text("utf-8"), re.MULTILINE)
-    assert header is not None
-    kinds = re.findall(r"`([\w-]+)`", header.group(0))
-    assert kinds == [provider.kind for provider in taking]
+    assert list(items) == [provider.kind for provider in taking]
     for provider in taking:
-        column = kinds.index(provider.kind)
         assert provider.options is not None
-        for name in provider.options.model_fields:
-            cell = rows[f"`{name}`"][column]
-            assert (cell == "—") == (name not in provider.option_names()), (provider.kind, name)
+        item = items[provider.kind]
+        refused = re.findall(r"`(\w+)`", item.split(";")[0])
+        assert refused == [n for n in provider.options.model_fields if n in provider.refuses]
+        for name, value in provider.defaults.items():
+            assert f"`{name}` is `{value}`" in item, (provider.kind, name)
+    without = [provider.kind for provider in _providers() if provider.options is None]
+    sentence = re.search(r"^(.*) take no options;", PAGE.read_text("utf-8"), re.MULTILINE)
+    assert sentence is not None
+    assert re.findall(r"`([\w-]+)`", sentence.group(1)) == without
 
 
 @pytest.mark.parametrize("kind", [k for k in provider_kinds() if k not in ("oracle", "scripted")])
