@@ -9,7 +9,11 @@ from pathlib import Path
 import pytest
 import yaml
 
+from modelscape.execution.runner import Runner
 from modelscape.specs import Spec
+from modelscape.store import MemoryStore
+from modelscape.target import TargetOutput
+from modelscape.targets.oracle import OracleTarget
 
 PAGE = Path(__file__).parents[2] / "content" / "pages" / "spec-reference.md"
 TEXT = PAGE.read_text(encoding="utf-8")
@@ -92,6 +96,18 @@ def test_the_option_order_example_makes_the_counts_it_states() -> None:
         (letter,) = re.findall(rf"([ABCD])\) {variant.reference}\b", question)
         letters.setdefault(variant.case, set()).add(letter)
     assert all(len(found) == 2 for found in letters.values()), letters
+
+
+def test_the_option_order_example_reads_what_it_says_and_scores_a_perfect_model_perfectly() -> None:
+    example, prose = _worked_example()
+    scenario = Spec.parse(example).scenario()
+    assert "`C) Mercury` is read as `Mercury`" in prose
+    assert scenario.answer(TargetOutput(text="C) Mercury")) == "Mercury"
+    assert "the letter alone\nis *no answer*" in prose
+    assert scenario.answer(TargetOutput(text="C")) is None
+    results = Runner(store=MemoryStore()).run(scenario.experiment([OracleTarget(scenario)]))
+    (card,) = scenario.report(results).scorecards
+    assert (card.accuracy, card.answered, card.spurious_change) == (1.0, 1.0, 0.0)
 
 
 def test_the_blow_up_the_example_warns_of_is_real() -> None:
