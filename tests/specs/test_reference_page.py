@@ -98,7 +98,7 @@ def test_the_option_order_example_makes_the_counts_it_states() -> None:
     assert all(len(found) == 2 for found in letters.values()), letters
 
 
-def test_the_option_order_example_reads_what_it_says_and_scores_a_perfect_model_perfectly() -> None:
+def test_the_option_order_example_reads_replies_and_scores_the_oracle_perfectly() -> None:
     example, prose = _worked_example()
     scenario = Spec.parse(example).scenario()
     assert "`C) Mercury` is read as `Mercury`" in prose
