@@ -201,3 +201,15 @@ def test_a_kind_cannot_refuse_or_default_an_option_it_does_not_have() -> None:
     kind = Provider(kind="k", make=make, options=TargetOptions, refuses=frozenset({"seed"}))
     assert "seed" not in kind.option_names()
     assert kind.option_names()[0] == "temperature"
+
+
+def test_the_example_targets_file_loads(tmp_path: Path) -> None:
+    from modelscape.execution.resolve import load_targets
+
+    (example,) = re.findall(r"^```yaml\n(.*?)^```$", PAGE.read_text("utf-8"), re.M | re.S)
+    file = tmp_path / "targets.yaml"
+    file.write_text(example, encoding="utf-8")
+    echo, gemma = load_targets(file)
+    assert echo.name == "echo"
+    assert isinstance(gemma, StructuredTarget)
+    assert (gemma.name, gemma.structured) == ("gemma", "grammar")
