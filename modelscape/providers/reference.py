@@ -145,10 +145,12 @@ def _value(value: Any) -> str:
 
 
 def _cell(text: str) -> str:
+    """Text that may sit in a Markdown table cell."""
     return text.replace("|", "\\|")
 
 
 def _providers() -> list[Provider]:
+    """Every registered kind's provider, in the order of their kinds."""
     found = (find_provider(kind) for kind in provider_kinds())
     return [provider for provider in found if provider is not None]
 
@@ -159,7 +161,10 @@ def structured_ways(provider: Provider) -> tuple[StructuredMode, ...]:
     the ``structured`` option."""
     if "structured" not in provider.option_names():
         return ()
-    made = typing.get_type_hints(provider.make).get("return")
+    try:
+        made = typing.get_type_hints(provider.make).get("return")
+    except (NameError, TypeError):  # another package's annotations this process cannot resolve
+        return ()
     ways: tuple[StructuredMode, ...] = getattr(made, "structured_modes", ())
     return ways
 
