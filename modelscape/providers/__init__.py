@@ -21,6 +21,7 @@ and what they share:
 - :mod:`~modelscape.providers.options`: ``Generation`` and ``TargetOptions``
 - :mod:`~modelscape.providers.structured`: structured answers
 - :mod:`~modelscape.providers.names`: options read from a name, and ``provider_target``
+- :mod:`~modelscape.providers.reference`: the targets reference page, written from the kinds
 
 The HTTP targets need aiohttp (``pip install 'modelscape-map[providers]'``), Bedrock botocore
 as well (``modelscape-map[bedrock]``) and the local one llama-cpp-python

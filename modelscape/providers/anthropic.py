@@ -29,6 +29,7 @@ from modelscape.providers.options import (
     ANTHROPIC_BASE_URL,
     Generation,
     Price,
+    TargetOptions,
     check_base_url,
     is_loopback,
 )
@@ -203,9 +204,7 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
 
 def _anthropic(argument: str, **given: Any) -> AnthropicTarget:
     # The messages API has no seed: asking to send one is an error, not a silent no-op.
-    options = target_options(
-        "anthropic", argument, given, refuses=LOCAL_ONLY | KIND_ONLY | {"seed"}
-    )
+    options = target_options("anthropic", argument, given, refuses=ANTHROPIC.refuses)
     model, url = split_model_url(argument, kind="anthropic")
     keywords = http_keywords(options)
     del keywords["seed"]
@@ -225,4 +224,9 @@ ANTHROPIC = Provider(
     key_variable="ANTHROPIC_API_KEY",
     extra=requirement("providers"),
     requires=("aiohttp",),
+    forms=("anthropic:MODEL", "anthropic:MODEL@URL"),
+    summary="Anthropic's messages API; MODEL@URL reaches a proxy or a stand-in server instead",
+    options=TargetOptions,
+    refuses=LOCAL_ONLY | KIND_ONLY | {"seed"},
+    defaults={"max_tokens": DEFAULT_MAX_TOKENS},
 )

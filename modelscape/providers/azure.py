@@ -28,7 +28,13 @@ from modelscape.errors import ExecutionError
 from modelscape.providers.http import MAX_RESPONSE_BYTES, HttpTarget
 from modelscape.providers.names import LOCAL_ONLY, http_keywords, split_model_url, target_options
 from modelscape.providers.openai import OpenAICompatibleTarget
-from modelscape.providers.options import Generation, Price, check_base_url, is_loopback
+from modelscape.providers.options import (
+    Generation,
+    Price,
+    TargetOptions,
+    check_base_url,
+    is_loopback,
+)
 from modelscape.providers.structured import StructuredMode, structured_mode
 from modelscape.target.protocol import TargetError, TargetRequest
 from modelscape.target.registry import Provider
@@ -171,7 +177,7 @@ class AzureOpenAITarget(OpenAICompatibleTarget):
 
 
 def _azure(argument: str, **given: Any) -> AzureOpenAITarget:
-    options = target_options("azure-openai", argument, given, refuses=LOCAL_ONLY | {"region"})
+    options = target_options("azure-openai", argument, given, refuses=AZURE.refuses)
     deployment, url = split_model_url(argument, kind="azure-openai")
     endpoint = url or os.environ.get(AZURE_ENDPOINT_ENV, "").strip()
     if not endpoint:
@@ -198,4 +204,10 @@ AZURE = Provider(
     key_variable="AZURE_OPENAI_API_KEY",
     extra=requirement("providers"),
     requires=("aiohttp",),
+    forms=("azure-openai:DEPLOYMENT@ENDPOINT", "azure-openai:DEPLOYMENT"),
+    summary="a deployment on Azure OpenAI (chat completions); the endpoint from the name or "
+    f"{AZURE_ENDPOINT_ENV}, and without a key a Microsoft Entra ID token from {AZURE_TOKEN_ENV}",
+    options=TargetOptions,
+    refuses=LOCAL_ONLY | {"region"},
+    defaults={"api_version": AZURE_API_VERSION},
 )

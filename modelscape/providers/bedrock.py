@@ -41,7 +41,13 @@ from modelscape.providers.names import (
     split_model_url,
     target_options,
 )
-from modelscape.providers.options import Generation, Price, check_base_url, is_loopback
+from modelscape.providers.options import (
+    Generation,
+    Price,
+    TargetOptions,
+    check_base_url,
+    is_loopback,
+)
 from modelscape.providers.structured import StructuredMode, StructuredTarget, structured_mode
 from modelscape.target.protocol import TargetError, TargetOutput, TargetRequest, Usage
 from modelscape.target.registry import Provider
@@ -290,8 +296,7 @@ class BedrockTarget(StructuredTarget, HttpTarget):
 
 def _bedrock(argument: str, **given: Any) -> BedrockTarget:
     # Credentials have fixed names (AWS's own), and Converse takes no seed.
-    refused = LOCAL_ONLY | {"api_key_env", "api_version", "seed"}
-    options = target_options("bedrock", argument, given, refuses=refused)
+    options = target_options("bedrock", argument, given, refuses=BEDROCK.refuses)
     model, url = split_model_url(argument, kind="bedrock")
     region = options.region or next(
         (os.environ[v].strip() for v in _REGION_ENV if os.environ.get(v, "").strip()), None
@@ -314,4 +319,10 @@ BEDROCK = Provider(
     key_variable=SECRET_KEY_ENV,
     extra=requirement("bedrock"),
     requires=("aiohttp", "botocore"),
+    forms=("bedrock:MODEL_ID", "bedrock:MODEL_ID@URL"),
+    summary="AWS Bedrock's Converse API, signed with AWS Signature Version 4; credentials from "
+    "AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY and AWS_SESSION_TOKEN, the region from region: "
+    "or AWS_REGION or AWS_DEFAULT_REGION",
+    options=TargetOptions,
+    refuses=LOCAL_ONLY | {"api_key_env", "api_version", "seed"},
 )

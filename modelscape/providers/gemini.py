@@ -34,7 +34,13 @@ from modelscape.providers.names import (
     split_model_url,
     target_options,
 )
-from modelscape.providers.options import Generation, Price, check_base_url, is_loopback
+from modelscape.providers.options import (
+    Generation,
+    Price,
+    TargetOptions,
+    check_base_url,
+    is_loopback,
+)
 from modelscape.providers.structured import StructuredMode, StructuredTarget, structured_mode
 from modelscape.target.protocol import TargetError, TargetOutput, TargetRequest, Usage
 from modelscape.target.registry import Provider
@@ -224,7 +230,7 @@ class GeminiTarget(StructuredTarget, HttpTarget):
 
 
 def _gemini(argument: str, **given: Any) -> GeminiTarget:
-    options = target_options("gemini", argument, given, refuses=LOCAL_ONLY | KIND_ONLY)
+    options = target_options("gemini", argument, given, refuses=GEMINI.refuses)
     model, url = split_model_url(argument, kind="gemini")
     return GeminiTarget(
         model,
@@ -242,4 +248,9 @@ GEMINI = Provider(
     key_variable="GEMINI_API_KEY",
     extra=requirement("providers"),
     requires=("aiohttp",),
+    forms=("gemini:MODEL", "gemini:MODEL@URL"),
+    summary="Google's Gemini API (generateContent); MODEL@URL reaches a proxy or a stand-in "
+    "server instead",
+    options=TargetOptions,
+    refuses=LOCAL_ONLY | KIND_ONLY,
 )

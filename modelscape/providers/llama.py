@@ -37,7 +37,7 @@ from modelscape._version import requirement
 from modelscape.errors import ExecutionError
 from modelscape.providers.chat import chat_messages, read_chat_completion
 from modelscape.providers.names import HTTP_ONLY, KIND_ONLY, target_options
-from modelscape.providers.options import Generation
+from modelscape.providers.options import Generation, TargetOptions
 from modelscape.providers.structured import StructuredMode, StructuredTarget, structured_mode
 from modelscape.target.clock import waiting
 from modelscape.target.protocol import IdentifiedTarget, TargetError, TargetOutput, TargetRequest
@@ -260,7 +260,7 @@ def _settle(free: asyncio.Future[None]) -> None:
 
 
 def _llama_cpp(argument: str, **given: Any) -> LlamaCppTarget:
-    options = target_options("llama-cpp", argument, given, refuses=HTTP_ONLY | KIND_ONLY)
+    options = target_options("llama-cpp", argument, given, refuses=LLAMA_CPP.refuses)
     return LlamaCppTarget(
         argument,
         name=options.name,
@@ -278,4 +278,9 @@ LLAMA_CPP = Provider(
     make=_llama_cpp,
     extra=requirement("llama"),
     requires=("llama_cpp",),
+    forms=("llama-cpp:PATH",),
+    summary="a GGUF model file run in this process by llama-cpp-python; no key",
+    options=TargetOptions,
+    refuses=HTTP_ONLY | KIND_ONLY,
+    defaults={"max_tokens": DEFAULT_MAX_TOKENS, "context": DEFAULT_CONTEXT},
 )

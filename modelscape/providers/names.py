@@ -16,9 +16,11 @@ registered in the ``modelscape.providers`` entry point group; :func:`provider_ta
 target of any registered kind. ``openai`` and ``anthropic`` also take ``MODEL@URL`` to reach a
 proxy or a local stand-in; a URL on this machine needs no key. Options (temperature,
 max_tokens, name, api_key_env, ...) are the fields of
-:class:`~modelscape.providers.options.TargetOptions`, read by :func:`target_options`. The HTTP
-targets need aiohttp (``modelscape-map[providers]``) and ``llama-cpp`` needs llama-cpp-python
-(``modelscape-map[llama]``); a missing extra is reported by name when a target of its kind is made.
+:class:`~modelscape.providers.options.TargetOptions`, read by :func:`target_options`; each kind
+declares those it refuses, and :mod:`~modelscape.providers.reference` writes them all into the
+targets reference page. The HTTP targets need aiohttp (``modelscape-map[providers]``) and
+``llama-cpp`` needs llama-cpp-python (``modelscape-map[llama]``); a missing extra is reported by
+name when a target of its kind is made.
 """
 
 from __future__ import annotations

@@ -29,6 +29,7 @@ from modelscape.providers.options import (
     OPENAI_BASE_URL,
     Generation,
     Price,
+    TargetOptions,
     check_base_url,
     is_loopback,
 )
@@ -211,7 +212,7 @@ class OpenAITarget(OpenAICompatibleTarget):
 
 
 def _openai(argument: str, **given: Any) -> OpenAITarget:
-    options = target_options("openai", argument, given, refuses=LOCAL_ONLY | KIND_ONLY)
+    options = target_options("openai", argument, given, refuses=OPENAI.refuses)
     model, url = split_model_url(argument, kind="openai")
     return OpenAITarget(
         model,
@@ -222,7 +223,9 @@ def _openai(argument: str, **given: Any) -> OpenAITarget:
 
 
 def _openai_compatible(argument: str, **given: Any) -> OpenAICompatibleTarget:
-    options = target_options("openai-compatible", argument, given, refuses=LOCAL_ONLY | KIND_ONLY)
+    options = target_options(
+        "openai-compatible", argument, given, refuses=OPENAI_COMPATIBLE.refuses
+    )
     model, url = split_model_url(argument, kind="openai-compatible")
     if url is None:
         raise ExecutionError(
@@ -247,6 +250,10 @@ OPENAI = Provider(
     key_variable="OPENAI_API_KEY",
     extra=requirement("providers"),
     requires=("aiohttp",),
+    forms=("openai:MODEL", "openai:MODEL@URL"),
+    summary="OpenAI's chat completions API; MODEL@URL reaches a proxy or a stand-in server instead",
+    options=TargetOptions,
+    refuses=LOCAL_ONLY | KIND_ONLY,
 )
 #: ``openai-compatible:MODEL@URL``: any chat-completions server; a key only when named.
 #: ``MODEL@URL1,URL2,...`` spreads the calls over replicas of the model.
@@ -255,4 +262,10 @@ OPENAI_COMPATIBLE = Provider(
     make=_openai_compatible,
     extra=requirement("providers"),
     requires=("aiohttp",),
+    forms=("openai-compatible:MODEL@URL", "openai-compatible:MODEL@URL1,URL2,..."),
+    summary="any chat-completions server (vLLM, llama.cpp's llama-server, Ollama, LM Studio); "
+    "several URLs are replicas of one model, each call sent to the least busy; a key only when "
+    "api_key_env names one",
+    options=TargetOptions,
+    refuses=LOCAL_ONLY | KIND_ONLY,
 )

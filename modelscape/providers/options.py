@@ -47,8 +47,14 @@ class Price(FrozenModel):
     they are billed as output.
     """
 
-    input: float = Field(ge=0, allow_inf_nan=False)
-    output: float = Field(ge=0, allow_inf_nan=False)
+    input: float = Field(
+        ge=0, allow_inf_nan=False, description="the price of a million prompt tokens"
+    )
+    output: float = Field(
+        ge=0,
+        allow_inf_nan=False,
+        description="the price of a million reply tokens, reasoning and thought tokens included",
+    )
 
     def charge(self, usage: Usage) -> Usage:
         """``usage`` with its cost at this price: tokens times the price per million."""
@@ -64,11 +70,35 @@ class Generation(FrozenModel):
     ``max_tokens`` bounds the reply's length in tokens; ``stop`` lists texts that end it.
     """
 
-    temperature: float | None = Field(default=None, ge=0)
-    max_tokens: int | None = Field(default=None, ge=1)
-    top_p: float | None = Field(default=None, gt=0, le=1)
-    seed: bool = True
-    stop: tuple[str, ...] | None = None
+    temperature: float | None = Field(
+        default=None,
+        ge=0,
+        description="how freely tokens are sampled; 0 asks for the most likely reply. Part of "
+        "the identity",
+    )
+    max_tokens: int | None = Field(
+        default=None,
+        ge=1,
+        description="the longest reply, in tokens; a reply cut at the bound is stored as it "
+        "came, with its finish reason, and read like any other. Part of the identity",
+    )
+    top_p: float | None = Field(
+        default=None,
+        gt=0,
+        le=1,
+        description="nucleus sampling: tokens are drawn only from the most likely ones whose "
+        "probabilities add up to this share. Part of the identity",
+    )
+    seed: bool = Field(
+        default=True,
+        description="whether each request's seed hint is sent; where a provider honours it, "
+        "repetitions differ from each other yet repeat run after run. Part of the identity",
+    )
+    stop: tuple[str, ...] | None = Field(
+        default=None,
+        description="a text, or a list of texts, that ends the reply where it would appear. "
+        "Part of the identity",
+    )
 
     @field_validator("stop", mode="before")
     @classmethod
@@ -122,19 +152,74 @@ class TargetOptions(Generation):
     the identity.
     """
 
-    name: str | None = Field(default=None, min_length=1)
-    version: str = "1"
-    api_key_env: str | None = Field(default=None, pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
-    max_concurrency: int = Field(default=64, ge=1, le=10_000)
-    allow_http_key: bool = False
-    max_response_bytes: int = Field(default=32 * 1024 * 1024, ge=1)
-    context: int | None = Field(default=None, ge=16)
-    threads: int | None = Field(default=None, ge=1)
-    structured: bool | str = False
-    price: Price | None = None
-    region: str | None = Field(default=None, pattern=r"^[a-z]{2}(-[a-z]+)+-[0-9]+$")
+    name: str | None = Field(
+        default=None,
+        min_length=1,
+        description="the target's label in results and reports; by default the model's name. "
+        "Part of the identity",
+    )
+    version: str = Field(
+        default="1",
+        description="yours to raise when something no other option names (a server's build, "
+        "say) changes the replies, so that they are asked afresh. Part of the identity",
+    )
+    api_key_env: str | None = Field(
+        default=None,
+        pattern=r"^[A-Za-z_][A-Za-z0-9_]*$",
+        description="the environment variable the key is read from at each call, when it is "
+        "not the kind's own; the key itself is never written anywhere",
+    )
+    max_concurrency: int = Field(
+        default=64,
+        ge=1,
+        le=10_000,
+        description="the most calls of this target in flight at once; below it, the limit "
+        "halves when the provider answers 429 and grows back as calls succeed",
+    )
+    allow_http_key: bool = Field(
+        default=False,
+        description="let the key travel over plain http to another machine, for a trusted "
+        "network only (https and this machine need no permission)",
+    )
+    max_response_bytes: int = Field(
+        default=32 * 1024 * 1024,
+        ge=1,
+        description="the largest reply read, in bytes; a larger one fails its observation "
+        "instead of being read whole",
+    )
+    context: int | None = Field(
+        default=None,
+        ge=16,
+        description="the context window the model is loaded with, in tokens, prompt and reply "
+        "together. Part of the identity",
+    )
+    threads: int | None = Field(
+        default=None,
+        ge=1,
+        description="the CPU threads llama.cpp computes with (by default its own choice); "
+        "changes no reply, so not part of the identity",
+    )
+    structured: bool | str = Field(
+        default=False,
+        description="constrain every reply to the shape the answer reader reads: true for "
+        "the kind's own way, or one of its ways by name (see below). Part of the identity",
+    )
+    price: Price | None = Field(
+        default=None,
+        description="what a million tokens cost, as {input: ..., output: ...}; every call "
+        "then records its cost. Changes no reply, so not part of the identity",
+    )
+    region: str | None = Field(
+        default=None,
+        pattern=r"^[a-z]{2}(-[a-z]+)+-[0-9]+$",
+        description="the AWS region the model is called in (otherwise AWS_REGION or "
+        "AWS_DEFAULT_REGION). Part of the identity",
+    )
     api_version: str | None = Field(
-        default=None, pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(-preview)?$"
+        default=None,
+        pattern=r"^[0-9]{4}-[0-9]{2}-[0-9]{2}(-preview)?$",
+        description="the Azure OpenAI API version, a date such as 2024-10-21 (quoted or not). "
+        "Part of the identity",
     )
 
     @field_validator("structured", mode="before")

@@ -35,6 +35,7 @@ from modelscape.providers.options import (
     OPENAI_BASE_URL,
     Generation,
     Price,
+    TargetOptions,
     check_base_url,
     is_loopback,
 )
@@ -221,8 +222,7 @@ class OpenAIResponsesTarget(StructuredTarget, HttpTarget):
 
 def _responses(argument: str, **given: Any) -> OpenAIResponsesTarget:
     # Neither a seed nor stop sequences exist in this API: asking for one is an error.
-    refused = LOCAL_ONLY | KIND_ONLY | {"seed", "stop"}
-    options = target_options("openai-responses", argument, given, refuses=refused)
+    options = target_options("openai-responses", argument, given, refuses=RESPONSES.refuses)
     model, url = split_model_url(argument, kind="openai-responses")
     keywords = http_keywords(options)
     del keywords["seed"], keywords["stop"]
@@ -242,4 +242,9 @@ RESPONSES = Provider(
     key_variable="OPENAI_API_KEY",
     extra=requirement("providers"),
     requires=("aiohttp",),
+    forms=("openai-responses:MODEL", "openai-responses:MODEL@URL"),
+    summary="OpenAI's Responses API (/v1/responses), with store off; MODEL@URL reaches a proxy "
+    "or a stand-in server instead",
+    options=TargetOptions,
+    refuses=LOCAL_ONLY | KIND_ONLY | {"seed", "stop"},
 )

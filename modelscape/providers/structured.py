@@ -28,11 +28,30 @@ from modelscape.errors import ExecutionError
 from modelscape.target import TargetError, TargetRequest
 from modelscape.target.shape import AnswerShape
 
-__all__ = ["STRUCTURED_MODES", "StructuredMode", "StructuredTarget", "structured_mode"]
+__all__ = [
+    "STRUCTURED_MODES",
+    "STRUCTURED_WAYS",
+    "StructuredMode",
+    "StructuredTarget",
+    "structured_mode",
+]
 
 StructuredMode: TypeAlias = Literal["json_schema", "json_object", "grammar", "tool"]
 #: Every way a target may constrain its replies.
 STRUCTURED_MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "grammar", "tool")
+#: What each way sends, in a sentence (the targets reference page lists them).
+STRUCTURED_WAYS: dict[StructuredMode, str] = {
+    "json_schema": "the answer's JSON schema, in the field the API has for it: "
+    "`response_format` of type `json_schema` (strict) on chat completions, `text.format` on "
+    "the Responses API, `generationConfig.responseJsonSchema` with a JSON MIME type on Gemini",
+    "json_object": "`response_format` of type `json_object` with the answer's schema beside "
+    "it, as llama-cpp-python's server and some hosts take it",
+    "grammar": "a GBNF grammar of the whole reply, as `grammar` in a llama.cpp server's "
+    "request or to the model run in this process; the only way that can shape a reply that "
+    "is not JSON",
+    "tool": "one tool whose input schema is the answer's, which the model is made to call "
+    "(`tool_choice` on Anthropic, `toolConfig` on Bedrock); its input is the answer",
+}
 # The ways that ask for JSON, so cannot constrain a plain-text answer.
 _JSON_ONLY = frozenset({"json_schema", "json_object", "tool"})
 

@@ -21,7 +21,7 @@ import importlib.util
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import Field
+from pydantic import BaseModel, Field, model_validator
 
 from modelscape._model import FrozenModel
 from modelscape._plugins import find_plugin, plugin_names
@@ -45,6 +45,15 @@ class Provider(FrozenModel):
     that take no key). ``extra`` is what to install for the kind's dependencies (the pip
     requirement, such as ``modelscape-map[providers]``), and ``requires`` the modules it brings,
     checked before the kind's targets are made.
+
+    The rest describes the kind for people, and is what the targets.yaml reference page is
+    written from (``python -m modelscape.providers.reference``): ``forms`` are the ways a
+    target of the kind is written (``openai:MODEL``, ``openai:MODEL@URL``), ``summary`` says in
+    a line what such a target reaches, ``options`` is the model whose fields are the options
+    ``make`` reads (None for a kind that takes none) and ``refuses`` those of its fields that
+    the kind turns down, which ``make`` passes on when it checks them. ``defaults`` lists
+    the options whose default for this kind is not the model's (a reply bound that an API
+    requires, say).
     """
 
     kind: str = Field(pattern=KIND_PATTERN)
@@ -52,6 +61,29 @@ class Provider(FrozenModel):
     key_variable: str | None = None
     extra: str | None = None
     requires: tuple[str, ...] = ()
+    forms: tuple[str, ...] = ()
+    summary: str = ""
+    options: type[BaseModel] | None = None
+    refuses: frozenset[str] = frozenset()
+    defaults: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _known_options(self) -> Provider:
+        named = set(self.refuses) | set(self.defaults)
+        fields = set(self.options.model_fields) if self.options is not None else set()
+        unknown = sorted(named - fields)
+        if unknown:
+            raise ValueError(
+                f"{self.kind}: refuses and defaults name options its options model lacks: "
+                f"{', '.join(unknown)}"
+            )
+        return self
+
+    def option_names(self) -> list[str]:
+        """The options a target of this kind takes, in the order its options model lists them."""
+        if self.options is None:
+            return []
+        return [name for name in self.options.model_fields if name not in self.refuses]
 
     def check_installed(self) -> None:
         """Raise an error naming what to install when a module the kind needs is missing."""

@@ -93,18 +93,37 @@ def reference_target(spec: str) -> Target:
     return factory(argument or None)
 
 
-def _provider(kind: str) -> Provider:
+def _provider(kind: str, form: str, summary: str) -> Provider:
     factory = REFERENCE_TARGETS[kind]
 
     def make(argument: str) -> Target:  # no options: a reference target has none
         return factory(argument or None)
 
-    return Provider(kind=kind, make=make)
+    return Provider(kind=kind, make=make, forms=(form,), summary=summary)
 
 
-ECHO = _provider("echo")
-CONSTANT = _provider("constant")
-RANDOM = _provider("random")
-SCRIPTED = _provider("scripted")
-PLANTED = _provider("planted")
-ORACLE = _provider("oracle")
+ECHO = _provider(
+    "echo", "echo", "replies with the prompt's last user message, to show what a target receives"
+)
+CONSTANT = _provider("constant", "constant:TEXT", "replies TEXT to every prompt")
+RANDOM = _provider(
+    "random",
+    "random:A,B,...",
+    "replies one of the comma-separated texts, drawn from the seed hint and blind to the prompt",
+)
+SCRIPTED = _provider(
+    "scripted",
+    "scripted:FILE",
+    "replies from a YAML or JSON file that maps prompt substrings to replies",
+)
+PLANTED = _provider(
+    "planted",
+    "planted:REGEX",
+    'replies {"answer": ...} with what REGEX reads from the prompt (its first group, or the '
+    "whole match): a known behaviour for a run to find again",
+)
+ORACLE = _provider(
+    "oracle",
+    "oracle:SPEC",
+    "answers every prompt of the scenario SPEC names correctly",
+)
