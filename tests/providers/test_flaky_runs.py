@@ -7,7 +7,6 @@ an observation at once instead of stalling the run.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 
 import pytest
@@ -84,16 +83,14 @@ def test_a_port_nobody_listens_on_stops_the_target_quickly() -> None:
     config = ExecutionConfig(
         concurrency=8, timeout=2, retry=RetryPolicy(attempts=4, initial_delay=0.5, max_delay=2)
     )
-    started = time.perf_counter()
     url = f"http://127.0.0.1:{free_port()}/v1"
     run, runner, results = run_against(url, config, repetitions=10, concurrency=8)
-    took = time.perf_counter() - started
     health = runner.health["m"]
     assert health.stopped is not None
     assert "identical failures in a row" in health.stopped
     assert len(results.failed) == run.calls()
+    # Stopped early: most calls were never asked (nor waited for).
     assert health.unasked > run.calls() // 2
-    assert took < 30  # far above the few seconds it takes, far below asking every call
 
 
 def test_a_retry_after_of_inf_on_every_call_ends_the_run_in_seconds(fake: FakeProvider) -> None:
@@ -101,11 +98,9 @@ def test_a_retry_after_of_inf_on_every_call_ends_the_run_in_seconds(fake: FakePr
     for _ in range(200):
         fake.then(429, {"error": {"message": "daily quota spent"}}, Retry_After="inf")
     config = ExecutionConfig(retry=RetryPolicy(attempts=4, initial_delay=1, max_delay=30))
-    started = time.perf_counter()
     run, runner, results = run_against(fake.url, config, repetitions=4, concurrency=8)
-    took = time.perf_counter() - started
     assert len(results.failed) == run.calls()
-    assert took < 20  # before: over 4 minutes of max_delay waits
+    # One attempt each: no wait of max_delay before a retry (before, over 4 minutes of them).
     asked = [o for o in results.failed if o.attempts]
     assert all(o.attempts == 1 for o in asked)
     assert "daily quota spent; the provider asks to wait inf s" in (asked[0].output.error or "")
