@@ -124,28 +124,19 @@ def _power_two(excess: float, cases: int, level: float, floor: float) -> float:
     separated = (before * (1 - after)) ** 2 + ((1 - before) * after) ** 2
     mixed = 4 * before * (1 - before) * after * (1 - after)
     others = max(0.0, 1.0 - separated - mixed)
-    total = 0.0
-    for informative in range(cases + 1):
-        # P(Bin(k, 1/3) >= j) for every j, the p-value of j separated cases among k.
-        tail = scipy_stats.binom.sf(np.arange(informative + 1) - 1, informative, 1 / 3)
-        for hits in range(informative + 1):
-            estimate = (hits - 0.5 * (informative - hits)) / cases
-            if tail[hits] > level or estimate <= floor:
-                continue
-            total += math.exp(
-                math.lgamma(cases + 1)
-                - math.lgamma(hits + 1)
-                - math.lgamma(informative - hits + 1)
-                - math.lgamma(cases - informative + 1)
-                + _log(separated) * hits
-                + _log(mixed) * (informative - hits)
-                + _log(others) * (cases - informative)
-            )
-    return min(1.0, total)
-
-
-def _log(chance: float) -> float:
-    return math.log(chance) if chance > 0 else -math.inf
+    useful = separated + mixed
+    if useful <= 0:
+        return 0.0
+    informative = np.arange(cases + 1)
+    # The fewest separated cases among k whose p-value P(Bin(k, 1/3) >= j) is at most the
+    # level (isf gives the largest j - 1 with P(X > j - 1) above it), and whose estimated
+    # excess (j - (k - j) / 2) / C passes min_excess.
+    fewest = scipy_stats.binom.isf(level * (1 + 1e-12), informative, 1 / 3) + 1
+    fewest = np.maximum(fewest, np.floor((floor * cases + 0.5 * informative) / 1.5) + 1)
+    found = scipy_stats.binom.pmf(informative, cases, useful) * scipy_stats.binom.sf(
+        fewest - 1, informative, separated / useful
+    )
+    return float(min(1.0, np.nansum(found)))
 
 
 def _power_normal(
