@@ -93,7 +93,7 @@ def _null_moments(repetitions: int) -> tuple[FloatArray, FloatArray, FloatArray,
     means, variances, thirds = (np.zeros(2 * r + 1) for _ in range(3))
     step = 0
     for total in range(2 * r + 1):
-        x_a = np.arange(max(0, total - r), min(r, total) + 1)
+        x_a = np.arange(max(0, total - r), min(r, total) + 1).astype(np.float64)
         chances = scipy_stats.hypergeom.pmf(x_a, 2 * r, total, r)
         scores = _scores(r, x_a, total - x_a)
         mean = float(chances @ scores)
@@ -123,7 +123,6 @@ def _power_two(excess: float, cases: int, level: float, floor: float) -> float:
     before, after = _chances(excess)
     separated = (before * (1 - after)) ** 2 + ((1 - before) * after) ** 2
     mixed = 4 * before * (1 - before) * after * (1 - after)
-    others = max(0.0, 1.0 - separated - mixed)
     useful = separated + mixed
     if useful <= 0:
         return 0.0
@@ -139,9 +138,7 @@ def _power_two(excess: float, cases: int, level: float, floor: float) -> float:
     return float(min(1.0, np.nansum(found)))
 
 
-def _power_normal(
-    excess: float, cases: int, repetitions: int, level: float, floor: float
-) -> float:
+def _power_normal(excess: float, cases: int, repetitions: int, level: float, floor: float) -> float:
     """Approximate power at R >= 3 (module docstring), from exact moments of one case."""
     r = repetitions
     before, after = _chances(excess)
@@ -212,19 +209,23 @@ def detectable_excess(
 ) -> float | None:
     """The smallest planted excess found with at least ``target`` power; None when even a
     complete flip of every case (excess 1) is found less often than that."""
-    options = {
-        "cases": cases,
-        "repetitions": repetitions,
-        "family": family,
-        "alpha": alpha,
-        "min_excess": min_excess,
-    }
-    if power(1.0, **options) < target:
+
+    def at(excess: float) -> float:
+        return power(
+            excess,
+            cases=cases,
+            repetitions=repetitions,
+            family=family,
+            alpha=alpha,
+            min_excess=min_excess,
+        )
+
+    if at(1.0) < target:
         return None
     low, high = 0.0, 1.0
     for _ in range(_BISECTIONS):
         middle = (low + high) / 2
-        if power(middle, **options) >= target:
+        if at(middle) >= target:
             high = middle
         else:
             low = middle
@@ -314,11 +315,13 @@ def design_power(
         reason = "no case to test"
     if reason is not None:
         return DesignPower(kind, cases, repetitions, family, alpha, None, wanted, None, reason)
-    options = {"cases": cases, "family": max(family, 1), "alpha": alpha, "min_excess": min_excess}
-    detectable = detectable_excess(repetitions=repetitions, **options)
+    family = max(family, 1)
+    detectable = detectable_excess(
+        cases=cases, repetitions=repetitions, family=family, alpha=alpha, min_excess=min_excess
+    )
     if detectable is None:
         reason = "not even a complete flip of every case is found with 80% power"
-    needed = repetitions_needed(wanted, **options)
-    return DesignPower(
-        kind, cases, repetitions, max(family, 1), alpha, detectable, wanted, needed, reason
+    needed = repetitions_needed(
+        wanted, cases=cases, family=family, alpha=alpha, min_excess=min_excess
     )
+    return DesignPower(kind, cases, repetitions, family, alpha, detectable, wanted, needed, reason)
