@@ -291,6 +291,7 @@ class DesignPower:
         return self.detectable is None or self.detectable > self.wanted
 
 
+@lru_cache(maxsize=1024)
 def design_power(
     kind: Kind,
     *,
@@ -305,6 +306,7 @@ def design_power(
     """The minimum detectable excess of one family, and the R that would find ``wanted``.
 
     ``tested`` is False when the analysis runs no permutation tests (permutations = 0).
+    Cached: a page asks for the same few designs once per scorecard and axis.
     """
     reason: str | None = None
     if not tested:
