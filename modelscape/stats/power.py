@@ -315,15 +315,18 @@ def design_power(
         reason = f"{repetitions} repetition per variant: no run-to-run variation to test against"
     elif cases < 1:
         reason = "no case to test"
-    if reason is not None:
-        return DesignPower(kind, cases, repetitions, family, alpha, None, wanted, None, reason)
     family = max(family, 1)
+    if not tested or cases < 1:
+        return DesignPower(kind, cases, repetitions, family, alpha, None, wanted, None, reason)
+    # The R that would find ``wanted`` is worth saying even when this design has R = 1.
+    needed = repetitions_needed(
+        wanted, cases=cases, family=family, alpha=alpha, min_excess=min_excess
+    )
+    if reason is not None:
+        return DesignPower(kind, cases, repetitions, family, alpha, None, wanted, needed, reason)
     detectable = detectable_excess(
         cases=cases, repetitions=repetitions, family=family, alpha=alpha, min_excess=min_excess
     )
     if detectable is None:
         reason = "not even a complete flip of every case is found with 80% power"
-    needed = repetitions_needed(
-        wanted, cases=cases, family=family, alpha=alpha, min_excess=min_excess
-    )
     return DesignPower(kind, cases, repetitions, family, alpha, detectable, wanted, needed, reason)
