@@ -32,9 +32,12 @@ and relabeling a case holds its total T = x_a + x_b fixed, so x_a is hypergeomet
   including the critical value's own variation through the permutation variance (delta
   method). Every moment is an exact sum over the (R + 1)² outcomes of one case.
 
-Against the exact test (simulated data, exact permutation p-values; tests/stats/test_power.py
-and docs/design/038-power.md) the approximation's power is within 0.05 at every R ≥ 3
-setting measured, and its minimum detectable excess within 0.03 on the excess scale.
+Against the exact test (simulated data with exact permutation p-values; tests/stats/test_power.py
+and docs/design/038-power.md) the approximation's power was within 0.02 at ten settings of
+R = 3 to 10 and 6 to 20 cases whose power lay between 0.03 and 0.7. Near 80% it errs low:
+at the minimum detectable excess it quotes, the exact power was 0.80 to 0.87 in seven
+settings, so the figure overstates the smallest detectable excess by at most 0.03 there and
+never understates it. Fewer than 6 cases were not checked.
 """
 
 from __future__ import annotations
