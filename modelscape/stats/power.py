@@ -54,6 +54,7 @@ from modelscape.errors import AnalysisError
 from modelscape.stats.excess import FloatArray
 
 __all__ = [
+    "MOST_COMPUTED",
     "MOST_REPETITIONS",
     "POWER",
     "DesignPower",
@@ -65,8 +66,12 @@ __all__ = [
 
 #: The power at which the minimum detectable excess is quoted.
 POWER = 0.8
-#: The largest number of repetitions :func:`repetitions_needed` looks at.
+#: The largest number of repetitions :func:`repetitions_needed` looks at, and the most
+#: :func:`design_power` computes at: a design with more is given the figure of this many,
+#: which its own can only improve on.
 MOST_REPETITIONS = 100
+#: The most repetitions :func:`power` takes: it enumerates (R + 1)² outcomes of a case.
+MOST_COMPUTED = 1000
 #: Bisection steps for the minimum detectable excess: the excess lies in [0, 1], so 30
 #: halvings leave an error far below the approximation's own.
 _BISECTIONS = 30
@@ -193,6 +198,11 @@ def power(
     Raises AnalysisError for fewer than two repetitions: power is then undefined.
     """
     _check(cases, repetitions, family, alpha)
+    if repetitions > MOST_COMPUTED:
+        raise AnalysisError(
+            f"power is computed for at most {MOST_COMPUTED:,} repetitions, got "
+            f"repetitions={repetitions:,}: it only grows with more"
+        )
     if not 0.0 <= excess <= 1.0:
         raise AnalysisError(f"a yes/no answer's excess lies in [0, 1], got excess={excess}")
     level = alpha / family
@@ -309,6 +319,7 @@ def design_power(
     """The minimum detectable excess of one family, and the R that would find ``wanted``.
 
     ``tested`` is False when the analysis runs no permutation tests (permutations = 0).
+    Above :data:`MOST_REPETITIONS` repetitions the figure is that of 100, an upper bound.
     Cached: a page asks for the same few designs once per scorecard and axis.
     """
     reason: str | None = None
@@ -328,7 +339,11 @@ def design_power(
     if reason is not None:
         return DesignPower(kind, cases, repetitions, family, alpha, None, wanted, needed, reason)
     detectable = detectable_excess(
-        cases=cases, repetitions=repetitions, family=family, alpha=alpha, min_excess=min_excess
+        cases=cases,
+        repetitions=min(repetitions, MOST_REPETITIONS),
+        family=family,
+        alpha=alpha,
+        min_excess=min_excess,
     )
     if detectable is None:
         reason = "not even a complete flip of every case is found with 80% power"

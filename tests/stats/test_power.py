@@ -149,6 +149,14 @@ def test_repetitions_needed() -> None:
 def test_undefined_power_says_why() -> None:
     with pytest.raises(AnalysisError, match="at least two repetitions"):
         power(0.3, cases=10, repetitions=1)
+    with pytest.raises(AnalysisError, match="at most 1,000 repetitions"):
+        power(0.3, cases=1, repetitions=1_000_000)
+    # A huge design is given the figure of 100 repetitions, which it can only improve on.
+    huge = design_power("shifts", cases=1, repetitions=1_000_000, family=9999)
+    assert huge.repetitions == 1_000_000
+    assert (
+        huge.detectable == design_power("shifts", cases=1, repetitions=100, family=9999).detectable
+    )
     with pytest.raises(AnalysisError, match=r"lies in \[0, 1\]"):
         power(1.5, cases=10, repetitions=2)
     one = design_power("shifts", cases=10, repetitions=1, family=3)
