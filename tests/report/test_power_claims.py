@@ -8,6 +8,7 @@ either; the distracted target has one invariant shift and one departure.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -98,3 +99,14 @@ def test_the_leaderboard_says_it_beside_zero_invariant_shifts(report: Report) ->
     distracted = entry_row(catalog, Entry(summary, by_target["distracted"]))
     assert distracted["shifts"]["text"] == "1"
     assert distracted["shifts"]["power"] is None
+
+
+def test_the_printed_summary_notes_it_beside_every_zero(report: Report) -> None:
+    lines = report.summary().splitlines()
+    rows = {tuple(re.split(r"\s{2,}", line)[:2]): re.split(r"\s{2,}", line) for line in lines}
+    notes = dict(reversed(line.strip().split(" ", 1)) for line in lines if line.startswith("  ["))
+    mark = notes[WEAK]
+    # Columns: ..., shifts (inv.), departures, failed. Oracle found 5 shifts and no departure.
+    assert rows[("oracle", "all")][-3:] == ["5 (0)", f"0 {mark}", "0"]
+    assert rows[("random", "all")][-3] == f"0 (0) {mark}"
+    assert rows[("distracted", "all")][-3:] == ["6 (1)", "1", "0"]
