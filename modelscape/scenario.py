@@ -202,7 +202,48 @@ class Scenario:
             groups = "; ".join(f"{g} ({len(c)} cases)" for g, c in self.groups.items())
             lines.append(f"groups     {groups}")
         lines.append(f"seed       {self.seed}")
+        lines.extend(self._power_lines(width))
         return "\n".join(lines)
+
+    def _power_lines(self, width: int) -> list[str]:
+        """What each axis's tests could find, before any call: the smallest excess found with
+        80% power at these cases and repetitions (shifts, departures and boundaries alike:
+        one test per step of the axis, under Holm), and the R that would find 0.3."""
+        from modelscape.report.power import WANTED
+        from modelscape.stats.power import MOST_REPETITIONS, design_power
+
+        axes = [axis for axis in self.task_space.axes if len(axis.values) > 1]
+        if not axes:
+            return []
+        criterion = self.criterion
+        lines = [
+            f"power      smallest excess found with 80% power (a yes/no answer moved in every "
+            f"case; alpha {criterion.alpha:g}, Holm over each axis's steps)"
+        ]
+        for axis in axes:
+            family = len(axis.values) - 1
+            found = design_power(
+                "shifts",
+                cases=len(self.task_space.cases),
+                repetitions=self.repetitions,
+                family=family,
+                alpha=criterion.alpha,
+                min_excess=criterion.min_excess,
+                wanted=WANTED,
+            )
+            tests = "1 test" if family == 1 else f"{family} tests"
+            shown = (
+                f"n/a ({found.reason})"
+                if found.detectable is None
+                else f"{found.detectable:.2f} ({tests})"
+            )
+            needed = (
+                f"excess {WANTED:g} needs R >= {found.needed} (this spec: {self.repetitions})"
+                if found.needed is not None
+                else f"excess {WANTED:g} is not found within R <= {MOST_REPETITIONS}"
+            )
+            lines.append(f"  {axis.name:<{width}}  {shown}; {needed}")
+        return lines
 
     def example(self) -> str:
         """Every variant of the first case: what it changes, its correct answer, its prompt."""

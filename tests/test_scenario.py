@@ -204,3 +204,21 @@ def test_identity_holds_the_protocol() -> None:
     assert identity.parameters["design"] == {"kind": "sweep", "axes": None}
     assert _scenario(repetitions=4).identity.id != identity.id
     assert _scenario().identity.id == identity.id
+
+
+def test_describe_says_what_each_axis_could_find() -> None:
+    """Before any call: the smallest excess found with 80% power, and the R that finds 0.3."""
+    lines = _scenario().describe().splitlines()
+    start = lines.index(
+        "power      smallest excess found with 80% power (a yes/no answer moved in every "
+        "case; alpha 0.05, Holm over each axis's steps)"
+    )
+    tone, n = lines[start + 1 :]
+    # Two cases at R = 3: one test on tone, two under Holm on n.
+    assert tone == "  tone  0.80 (1 test); excess 0.3 needs R >= 9 (this spec: 3)"
+    assert n == "  n     0.90 (2 tests); excess 0.3 needs R >= 10 (this spec: 3)"
+    once = _scenario(repetitions=1).describe().splitlines()
+    assert once[-2] == (
+        "  tone  n/a (1 repetition per variant: no run-to-run variation to test against); "
+        "excess 0.3 needs R >= 9 (this spec: 1)"
+    )

@@ -109,10 +109,25 @@ def report(
     type=click.Path(dir_okay=False, writable=True, path_type=Path),
     help="Also write the result as a JUnit XML file for CI dashboards.",
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Also fail when a requirement that nothing is found (shifts==0, ...) rests on tests "
+    "too weak to find an excess of 0.3 with 80% power.",
+)
 def check(
-    report_path: Path, requirements: tuple[str, ...], targets: tuple[str, ...], junit: Path | None
+    report_path: Path,
+    requirements: tuple[str, ...],
+    targets: tuple[str, ...],
+    junit: Path | None,
+    strict: bool,
 ) -> None:
-    """Check a report against requirements: one line per violation, non-zero exit if any."""
+    """Check a report against requirements: one line per violation, non-zero exit if any.
+
+    A requirement that a count of findings is zero (invariant_shifts==0, ...) is only as good
+    as the tests' power: where they could not find an excess of 0.3 with 80% power, a warning
+    says so, and --strict fails on it.
+    """
     from modelscape.report import Report, Requirement
 
     if junit is not None:
@@ -122,15 +137,25 @@ def check(
     scope = targets or None
     results = [(requirement, requirement.violations(loaded, scope)) for requirement in parsed]
     failures = [line for _, lines in results for line in lines]
+    weak = [line for requirement in parsed for line in requirement.weak(loaded, scope)]
     if junit is not None:
         write_output(junit, _junit(loaded.scenario, results), "--junit")
     for line in failures:
         click.echo(line)
+    for line in weak:
+        click.echo(f"warning: {line}", err=True)
     passed = sum(1 for _, lines in results if not lines)
     summary = f"{passed} of {len(results)} requirements met"
     if failures:
         click.echo(
             f"{summary}; {len(failures)} violation{'s' if len(failures) != 1 else ''}", err=True
+        )
+        raise SystemExit(1)
+    if strict and weak:
+        click.echo(
+            f"{summary}, but {len(weak)} rest{'s' if len(weak) == 1 else ''} on tests too weak "
+            "to find an excess of 0.3 (--strict)",
+            err=True,
         )
         raise SystemExit(1)
     click.echo(summary)

@@ -31,9 +31,11 @@ from modelscape.pages.profiles import (
 )
 from modelscape.pages.scenario import show_value
 from modelscape.pages.surfaces import surface_sections
+from modelscape.report.power import WANTED, axis_power, card_power
 from modelscape.report.report import Report
 from modelscape.report.summary import NEGATIVE, interval, number
 from modelscape.results.results import Results
+from modelscape.stats.power import DesignPower, Kind, design_power
 from modelscape.store import Store, open_store
 from modelscape.store.registry import store_scheme
 
@@ -178,6 +180,11 @@ def _has_negative(report: Report) -> bool:
     return any(value is not None and value < 0 for value in values)
 
 
+def _phrase(found: DesignPower | None) -> str | None:
+    """The clause a page puts beside a count of 0 (None: no test to speak of)."""
+    return None if found is None else found.phrase
+
+
 def _coordinate(values: dict[str, Any]) -> str:
     return ", ".join(f"{k} = {show_value(v)}" for k, v in values.items()) or "baseline"
 
@@ -203,6 +210,30 @@ class ReportPage(Page):
         #: The full text of long outputs, by file name, once the page has been rendered.
         self.attachments: dict[str, str] = {}
 
+    def _family_power(self, kind: Kind, cases: Sequence[int]) -> DesignPower | None:
+        """The power of a family of tests over these per-test case counts (the fewest)."""
+        if not cases:
+            return None
+        report = self.report
+        return design_power(
+            kind,
+            cases=min(cases),
+            repetitions=report.repetitions,
+            family=len(cases),
+            alpha=report.criterion.alpha,
+            min_excess=report.criterion.min_excess,
+            tested=report.inference.permutations > 0,
+            wanted=WANTED,
+        )
+
+    def _profile_power(self, section: dict[str, Any]) -> str | None:
+        """What the tests of one axis's profiles could have found, when none found anything."""
+        found = [p for p in self.report.profiles if p.axis == section["axis"]]
+        steps = [len([t for t in p.steps if t.excess is not None]) for p in found]
+        if not found or not max(steps):
+            return None
+        return _phrase(self._family_power("boundaries", [self.report.cases] * max(steps)))
+
     @property
     def title(self) -> str:
         """``Report: SCENARIO (version V)``."""
@@ -220,6 +251,14 @@ class ReportPage(Page):
                 "second": d.second,
                 "candidates": len(d.candidates),
                 "undefined": d.undefined,
+                "power": None
+                if d.candidates or d.undefined
+                else _phrase(
+                    self._family_power(
+                        "boundaries",
+                        [c.cases for c in d.contrasts if c.excess is not None],
+                    )
+                ),
                 "rows": [
                     {
                         "coordinate": _coordinate(c.coordinate),
@@ -240,6 +279,8 @@ class ReportPage(Page):
             for d in report.divergences
         ]
         profiles = profile_sections(report, self.results, evidence)
+        for section in profiles:
+            section["power"] = None if section["boundaries"] else self._profile_power(section)
         surfaces = surface_sections(report, self.results, evidence)
         table = sensitivity_rows(report, evidence)
         sensitivity = {
@@ -303,6 +344,15 @@ class ReportPage(Page):
         shift_reason = missing.get("invariant_shifts") or missing.get("shifts")
         return {
             "card": card,
+            # Beside every "0": what the tests could have found (the weakest axis's figure).
+            "shifts_power": self._power(card, "shifts", found=shifts)
+            if shift_reason is None
+            else None,
+            "departures_power": self._power(
+                card, "departures", found=card.invariant_departures, invariant=True
+            )
+            if missing.get("invariant_departures") is None
+            else None,
             "accuracy": evidence.cell(
                 interval(card.accuracy, card.accuracy_low, card.accuracy_high),
                 card.accuracy_ids,
@@ -340,12 +390,48 @@ class ReportPage(Page):
             "axes": [self._axis(card, axis, evidence, steps) for axis in card.axes],
         }
 
-    @staticmethod
-    def _axis(card: Scorecard, axis: AxisScore, evidence: Evidence, steps: Steps) -> dict[str, Any]:
+    def _power(
+        self, card: Scorecard, kind: Kind, *, found: int, invariant: bool = False
+    ) -> str | None:
+        """What a count of 0 could have found, or None when something was found."""
+        if found:
+            return None
+        report = self.report
+        return _phrase(
+            card_power(
+                card,
+                kind,
+                repetitions=report.repetitions,
+                criterion=report.criterion,
+                inference=report.inference,
+                invariant=invariant,
+            )
+        )
+
+    def _axis_power(self, card: Scorecard, axis: AxisScore, kind: Kind) -> str | None:
+        report = self.report
+        return _phrase(
+            axis_power(
+                axis,
+                kind,
+                cases=card.cases,
+                repetitions=report.repetitions,
+                criterion=report.criterion,
+                inference=report.inference,
+            )
+        )
+
+    def _axis(
+        self, card: Scorecard, axis: AxisScore, evidence: Evidence, steps: Steps
+    ) -> dict[str, Any]:
         where = f"{card.target} · {card.group}"
         missing = axis.undefined
         return {
             "axis": axis,
+            "shifts_power": None if axis.shifts else self._axis_power(card, axis, "shifts"),
+            "departures_power": None
+            if axis.departures or axis.role != "invariant"
+            else self._axis_power(card, axis, "departures"),
             "spurious": evidence.cell(
                 interval(axis.spurious_change, axis.spurious_low, axis.spurious_high, 3),
                 axis.measurement_ids,

@@ -11,7 +11,9 @@ from typing import Literal
 from modelscape._model import FrozenModel
 from modelscape.analysis.records import Divergence, Scorecard
 from modelscape.errors import ReportError
+from modelscape.report.power import WANTED, card_power
 from modelscape.report.report import Report
+from modelscape.stats.power import DesignPower, design_power
 
 __all__ = ["DIVERGENCE_QUANTITIES", "SCORECARD_QUANTITIES", "Requirement"]
 
@@ -93,6 +95,23 @@ def _divergence_value(divergence: Divergence, quantity: str) -> tuple[float | No
     return None, reasons[0] if reasons else "no coordinate was compared"
 
 
+#: Counts of tests that found something, with the kind of test behind each and whether it
+#: counts invariant axes only: a requirement that they found nothing is only as good as the
+#: tests' power.
+_COUNTS: dict[str, tuple[Literal["shifts", "departures", "boundaries"], bool]] = {
+    "invariant_shifts": ("shifts", True),
+    "invariant_departures": ("departures", True),
+    "shifts": ("shifts", False),
+    "divergent": ("boundaries", False),
+}
+
+
+def _design(power: DesignPower) -> str:
+    """The design a power figure is for, as a warning names it."""
+    tests = "test" if power.family == 1 else f"{power.family} tests under Holm"
+    return f"{power.cases} cases, R = {power.repetitions}, {tests}"
+
+
 _PATTERN = re.compile(
     r"^\s*(?:(?P<group>[^:<>=\s]+)\s*:\s*)?(?P<quantity>[a-z_]+)\s*(?P<op>>=|<=|==|>|<)\s*"
     r"(?P<bound>[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)\s*$"
@@ -149,6 +168,82 @@ class Requirement(FrozenModel):
     def __str__(self) -> str:
         prefix = f"{self.group}:" if self.group else ""
         return f"{prefix}{self.quantity}{self.operator}{self.bound:g}"
+
+    @property
+    def finds_nothing(self) -> bool:
+        """Whether the requirement asks a count of findings to be zero (``shifts==0``,
+        ``invariant_departures<1``, ...): a claim that rests on the tests' power."""
+        if self.quantity not in _COUNTS:
+            return False
+        return (
+            (self.operator == "==" and self.bound == 0)
+            or (self.operator == "<=" and self.bound < 1)
+            or (self.operator == "<" and self.bound <= 1)
+        )
+
+    def weak(self, report: Report, targets: Collection[str] | None = None) -> list[str]:
+        """One line for every scorecard or divergence in scope whose tests could not find an
+        excess of 0.3 with 80% power, when this requirement asks them to find nothing.
+
+        Such a requirement passes however the target behaves: ``check`` prints these lines
+        as warnings, and ``check --strict`` fails on them.
+        """
+        if not self.finds_nothing:
+            return []
+        kind, invariant = _COUNTS[self.quantity]
+        lines: list[str] = []
+
+        def note(subject: str, power: DesignPower | None) -> None:
+            if power is None or not power.weak:
+                return
+            if power.detectable is None:
+                found = f"its tests have no power figure ({power.reason})"
+            else:
+                found = (
+                    f"its tests ({_design(power)}) find only an excess of "
+                    f"{power.detectable:.2f} or more with 80% power, above {WANTED:g}"
+                )
+            more = (
+                f"; R = {power.needed} would find {WANTED:g}"
+                if power.needed is not None and power.needed > power.repetitions
+                else ""
+            )
+            lines.append(f"{subject}: {self} is weak evidence: {found}{more}")
+
+        if self.quantity in DIVERGENCE_QUANTITIES:
+            for divergence in report.divergences:
+                if targets is not None and divergence.second not in targets:
+                    continue
+                tested = [c for c in divergence.contrasts if c.excess is not None]
+                if not tested or _divergence_value(divergence, self.quantity)[0] != 0:
+                    continue  # a violation, or something found: power is beside the point
+                power = design_power(
+                    kind,
+                    cases=min(c.cases for c in tested),
+                    repetitions=report.repetitions,
+                    family=len(tested),
+                    alpha=report.criterion.alpha,
+                    min_excess=report.criterion.min_excess,
+                    tested=report.inference.permutations > 0,
+                    wanted=WANTED,
+                )
+                note(f"{divergence.second} vs {divergence.first}", power)
+            return lines
+        group = self.group or "all"
+        for card in report.scorecards:
+            if card.group != group or (targets is not None and card.target not in targets):
+                continue
+            if _card_value(card, self.quantity)[0] == 0:
+                found = card_power(
+                    card,
+                    kind,
+                    repetitions=report.repetitions,
+                    criterion=report.criterion,
+                    inference=report.inference,
+                    invariant=invariant,
+                )
+                note(f"{card.target} · {group}", found)
+        return lines
 
     def violations(self, report: Report, targets: Collection[str] | None = None) -> list[str]:
         """One line for every scorecard or divergence in scope that misses this requirement.

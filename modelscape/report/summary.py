@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Literal, Protocol
 
 from modelscape.analysis.records import Divergence, Scorecard
+from modelscape.report.power import card_power
 from modelscape.report.provenance import Provenance
 from modelscape.stats.settings import BoundaryCriterion, Inference
 
@@ -118,6 +119,26 @@ def _cell(card: Scorecard, quantity: str, text: str, notes: Notes) -> str:
     return f"n/a {notes.mark(reason)}"
 
 
+def _power_mark(
+    report: Summarized,
+    card: Scorecard,
+    kind: Literal["shifts", "departures"],
+    notes: Notes,
+    *,
+    invariant: bool,
+) -> str:
+    """A note beside a count of 0: the smallest excess its tests find with 80% power."""
+    found = card_power(
+        card,
+        kind,
+        repetitions=report.repetitions,
+        criterion=report.criterion,
+        inference=report.inference,
+        invariant=invariant,
+    )
+    return "" if found is None else f" {notes.mark(found.phrase)}"
+
+
 def _scorecards(report: Summarized, notes: Notes) -> list[str]:
     rows = []
     for card in report.scorecards:
@@ -133,6 +154,11 @@ def _scorecards(report: Summarized, notes: Notes) -> list[str]:
         departures = str(card.invariant_departures)
         if "invariant_departures" in card.undefined:
             departures = f"n/a {notes.mark(card.undefined['invariant_departures'])}"
+        # Beside a 0, what the tests could have found (the page says the same).
+        if not undefined_shifts and shifts == 0:
+            shift_text += _power_mark(report, card, "shifts", notes, invariant=False)
+        if "invariant_departures" not in card.undefined and card.invariant_departures == 0:
+            departures += _power_mark(report, card, "departures", notes, invariant=True)
         accuracy = interval(card.accuracy, card.accuracy_low, card.accuracy_high)
         for warning in card.warnings:
             accuracy += f" {notes.mark(warning)}"

@@ -21,6 +21,7 @@ from pydantic import Field
 from modelscape._identity import JsonValue
 from modelscape._model import FrozenModel
 from modelscape.analysis.records import Scorecard
+from modelscape.report.power import card_power
 from modelscape.report.provenance import TargetProvenance
 from modelscape.report.report import Report
 from modelscape.site.content import slug
@@ -94,6 +95,10 @@ class Headline(FrozenModel):
     shifts: int = 0
     invariant_shifts: int = 0
     invariant_departures: int = 0
+    #: What 0 invariant shifts or departures could have found ("could detect an excess of
+    #: 0.42 or more with 80% power"), or why that is n/a; None without invariant axes.
+    #: Required, so that a summary cached by a build that lacked it is read again.
+    invariant_power: str | None
     version: str = ""
     models: dict[str, int] = Field(default_factory=dict)
     input_tokens: int = 0
@@ -111,8 +116,11 @@ class Headline(FrozenModel):
         return target_kind(self.settings)
 
     @classmethod
-    def of(cls, card: Scorecard, target: TargetProvenance | None) -> Headline:
-        """The headline of one scorecard, with its target's provenance when the report has it."""
+    def of(
+        cls, card: Scorecard, target: TargetProvenance | None, *, power: str | None = None
+    ) -> Headline:
+        """The headline of one scorecard, with its target's provenance when the report has it,
+        and ``power``: what its invariant axes' tests could have found."""
         return cls(
             target=card.target,
             group=card.group,
@@ -137,6 +145,7 @@ class Headline(FrozenModel):
             shifts=sum(len(axis.shifts) for axis in card.axes),
             invariant_shifts=card.invariant_shifts,
             invariant_departures=card.invariant_departures,
+            invariant_power=power,
             version=target.version if target else "",
             models=dict(target.models) if target else {},
             input_tokens=target.input_tokens if target else 0,
@@ -171,7 +180,10 @@ class RunSummary(FrozenModel):
     def of(cls, report: Report, run: str) -> RunSummary:
         """The summary of a report, from its scorecards and its provenance."""
         provenance = {t.name: t for t in report.provenance.targets}
-        cards = [Headline.of(card, provenance.get(card.target)) for card in report.scorecards]
+        cards = [
+            Headline.of(card, provenance.get(card.target), power=_invariant_power(report, card))
+            for card in report.scorecards
+        ]
         return cls(
             run=run,
             scenario=report.scenario,
@@ -192,6 +204,20 @@ class RunSummary(FrozenModel):
         if group == ALL:
             return self.targets
         return tuple(h for h in self.by_group if h.group == group)
+
+
+def _invariant_power(report: Report, card: Scorecard) -> str | None:
+    """What a scorecard's invariant axes' tests could find (shifts and departures have the
+    same families: one test per step of an axis)."""
+    found = card_power(
+        card,
+        "shifts",
+        repetitions=report.repetitions,
+        criterion=report.criterion,
+        inference=report.inference,
+        invariant=True,
+    )
+    return None if found is None else found.phrase
 
 
 def _structured(parameters: Mapping[str, object]) -> str | None:

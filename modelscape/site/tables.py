@@ -39,14 +39,29 @@ def _cell(
     """A number as a table cell: the text shown, the value it sorts by (empty: last), and why
     it is n/a or what its interval's caveats are."""
     if reason is not None:
-        return {"text": "n/a", "sort": "", "reason": reason, "caveats": (), "heat": None}
+        return {
+            "text": "n/a",
+            "sort": "",
+            "reason": reason,
+            "caveats": (),
+            "heat": None,
+            "power": None,
+        }
     return {
         "text": text,
         "sort": "" if value is None else f"{value:.6g}",
         "reason": None,
         "caveats": caveats,
         "heat": None,
+        "power": None,
     }
+
+
+def _none_found(cell: dict[str, Any], count: int, power: str | None) -> dict[str, Any]:
+    """A count's cell with, beside a 0, what its tests could have found."""
+    if cell["reason"] is None and count == 0:
+        cell["power"] = power
+    return cell
 
 
 def entry_row(catalog: Catalog, entry: Entry) -> dict[str, Any]:
@@ -92,11 +107,19 @@ def entry_row(catalog: Catalog, entry: Entry) -> dict[str, Any]:
             interval(h.missed_change, h.missed_low, h.missed_high, 3),
             missing.get("missed_change"),
         ),
-        "shifts": _cell(h.invariant_shifts, str(h.invariant_shifts), shifts),
-        "departures": _cell(
+        "shifts": _none_found(
+            _cell(h.invariant_shifts, str(h.invariant_shifts), shifts),
+            h.invariant_shifts,
+            h.invariant_power,
+        ),
+        "departures": _none_found(
+            _cell(
+                h.invariant_departures,
+                str(h.invariant_departures),
+                missing.get("invariant_departures"),
+            ),
             h.invariant_departures,
-            str(h.invariant_departures),
-            missing.get("invariant_departures"),
+            h.invariant_power,
         ),
         "answered": _cell(h.answered, number(h.answered), missing.get("answered")),
         "observations": h.observations,

@@ -56,6 +56,7 @@ def headline(
         undefined={} if accuracy is not None else {"accuracy": "no successful output"},
         models=dict(models or {}),
         settings=dict(settings),
+        invariant_power=None,
     )
 
 
