@@ -57,7 +57,9 @@ def test_the_cli_runs_stores_and_reports(llama_server: str, tmp_path: Path) -> N
         f"- target: openai-compatible:gemma@{llama_server}\n  max_tokens: 4\n  temperature: 0.7\n"
     )
     arguments = ["run", "return-window", "--targets", str(targets), "--store", str(store)]
-    result = CliRunner().invoke(main, [*arguments, "--repetitions", "2", "--concurrency", "2"])
+    # Grouped: a variant's two repetitions back to back, so the server reads each prompt once.
+    options = ["--repetitions", "2", "--concurrency", "2", "--order", "grouped"]
+    result = CliRunner().invoke(main, [*arguments, *options])
     assert result.exit_code == 0, result.output
     assert "132 asked, 0 reused, 0 failed" in result.output
     report = tmp_path / "report.json"

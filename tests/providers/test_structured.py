@@ -314,7 +314,8 @@ def test_every_structured_reply_of_a_real_server_parses(
         f"  structured: {mode}\n  max_tokens: 32\n  temperature: 0.7\n"
     )
     arguments = ["run", "return-window", "--targets", str(targets), "--store", str(store)]
-    result = CliRunner().invoke(main, [*arguments, "--repetitions", "2"])
+    # Grouped: a variant's two repetitions back to back, so the server reads each prompt once.
+    result = CliRunner().invoke(main, [*arguments, "--repetitions", "2", "--order", "grouped"])
     assert result.exit_code == 0, result.output
     read, asked = _answered(store)
     assert asked == 132
