@@ -31,11 +31,11 @@ from modelscape.pages.profiles import (
 )
 from modelscape.pages.scenario import show_value
 from modelscape.pages.surfaces import surface_sections
-from modelscape.report.power import WANTED, axis_power, card_power
+from modelscape.report.power import axis_power, card_power, family_power
 from modelscape.report.report import Report
 from modelscape.report.summary import NEGATIVE, interval, number
 from modelscape.results.results import Results
-from modelscape.stats.power import DesignPower, Kind, design_power
+from modelscape.stats.power import DesignPower, Kind
 from modelscape.store import Store, open_store
 from modelscape.store.registry import store_scheme
 
@@ -214,17 +214,7 @@ class ReportPage(Page):
         """The power of a family of tests over these per-test case counts (the fewest)."""
         if not cases:
             return None
-        report = self.report
-        return design_power(
-            kind,
-            cases=min(cases),
-            repetitions=report.repetitions,
-            family=len(cases),
-            alpha=report.criterion.alpha,
-            min_excess=report.criterion.min_excess,
-            tested=report.inference.permutations > 0,
-            wanted=WANTED,
-        )
+        return family_power(self.report, kind, cases=min(cases), family=len(cases))
 
     def _profile_power(self, section: dict[str, Any]) -> str | None:
         """What the tests of one axis's profiles could have found, when none found anything."""
@@ -396,30 +386,10 @@ class ReportPage(Page):
         """What a count of 0 could have found, or None when something was found."""
         if found:
             return None
-        report = self.report
-        return _phrase(
-            card_power(
-                card,
-                kind,
-                repetitions=report.repetitions,
-                criterion=report.criterion,
-                inference=report.inference,
-                invariant=invariant,
-            )
-        )
+        return _phrase(card_power(self.report, card, kind, invariant=invariant))
 
     def _axis_power(self, card: Scorecard, axis: AxisScore, kind: Kind) -> str | None:
-        report = self.report
-        return _phrase(
-            axis_power(
-                axis,
-                kind,
-                cases=card.cases,
-                repetitions=report.repetitions,
-                criterion=report.criterion,
-                inference=report.inference,
-            )
-        )
+        return _phrase(axis_power(self.report, axis, kind, cases=card.cases))
 
     def _axis(
         self, card: Scorecard, axis: AxisScore, evidence: Evidence, steps: Steps

@@ -11,41 +11,50 @@ say the same thing beside every "nothing found".
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Protocol
 
 from modelscape.analysis.records import AxisScore, Scorecard
 from modelscape.stats.power import DesignPower, Kind, design_power
 from modelscape.stats.settings import BoundaryCriterion, Inference
 
-__all__ = ["WANTED", "axis_power", "card_power", "weakest"]
+__all__ = ["WANTED", "Design", "axis_power", "card_power", "family_power", "weakest"]
 
 #: The excess a design should be able to find for "nothing found" to count as evidence: a
 #: requirement such as ``invariant_shifts==0`` on a weaker design warns.
 WANTED = 0.3
 
 
-def axis_power(
-    axis: AxisScore,
-    kind: Kind,
-    *,
-    cases: int,
-    repetitions: int,
-    criterion: BoundaryCriterion,
-    inference: Inference,
-) -> DesignPower | None:
+class Design(Protocol):
+    """What fixes a report's power besides its cases: a :class:`~modelscape.report.Report`."""
+
+    @property
+    def repetitions(self) -> int: ...
+    @property
+    def criterion(self) -> BoundaryCriterion: ...
+    @property
+    def inference(self) -> Inference: ...
+
+
+def family_power(design: Design, kind: Kind, *, cases: int, family: int) -> DesignPower:
+    """The power of ``family`` tests together under Holm, each over ``cases`` cases."""
+    return design_power(
+        kind,
+        cases=cases,
+        repetitions=design.repetitions,
+        family=family,
+        alpha=design.criterion.alpha,
+        min_excess=design.criterion.min_excess,
+        tested=design.inference.permutations > 0,
+        wanted=WANTED,
+    )
+
+
+def axis_power(design: Design, axis: AxisScore, kind: Kind, *, cases: int) -> DesignPower | None:
     """The power of one axis's family of tests; None when the axis has a single value."""
     values = len(axis.accuracy)
     if values < 2:
         return None
-    return design_power(
-        kind,
-        cases=cases,
-        repetitions=repetitions,
-        family=values - 1,
-        alpha=criterion.alpha,
-        min_excess=criterion.min_excess,
-        tested=inference.permutations > 0,
-        wanted=WANTED,
-    )
+    return family_power(design, kind, cases=cases, family=values - 1)
 
 
 def weakest(found: Iterable[DesignPower | None]) -> DesignPower | None:
@@ -57,25 +66,12 @@ def weakest(found: Iterable[DesignPower | None]) -> DesignPower | None:
 
 
 def card_power(
-    card: Scorecard,
-    kind: Kind,
-    *,
-    repetitions: int,
-    criterion: BoundaryCriterion,
-    inference: Inference,
-    invariant: bool = False,
+    design: Design, card: Scorecard, kind: Kind, *, invariant: bool = False
 ) -> DesignPower | None:
     """The weakest family behind a scorecard's count (of its invariant axes when
     ``invariant``), on the scorecard's own cases; None when it has no such axis."""
     return weakest(
-        axis_power(
-            axis,
-            kind,
-            cases=card.cases,
-            repetitions=repetitions,
-            criterion=criterion,
-            inference=inference,
-        )
+        axis_power(design, axis, kind, cases=card.cases)
         for axis in card.axes
         if not invariant or axis.role == "invariant"
     )

@@ -11,9 +11,9 @@ from typing import Literal
 from modelscape._model import FrozenModel
 from modelscape.analysis.records import Divergence, Scorecard
 from modelscape.errors import ReportError
-from modelscape.report.power import WANTED, card_power
+from modelscape.report.power import WANTED, card_power, family_power
 from modelscape.report.report import Report
-from modelscape.stats.power import DesignPower, design_power
+from modelscape.stats.power import DesignPower
 
 __all__ = ["DIVERGENCE_QUANTITIES", "SCORECARD_QUANTITIES", "Requirement"]
 
@@ -217,15 +217,8 @@ class Requirement(FrozenModel):
                 tested = [c for c in divergence.contrasts if c.excess is not None]
                 if not tested or _divergence_value(divergence, self.quantity)[0] != 0:
                     continue  # a violation, or something found: power is beside the point
-                power = design_power(
-                    kind,
-                    cases=min(c.cases for c in tested),
-                    repetitions=report.repetitions,
-                    family=len(tested),
-                    alpha=report.criterion.alpha,
-                    min_excess=report.criterion.min_excess,
-                    tested=report.inference.permutations > 0,
-                    wanted=WANTED,
+                power = family_power(
+                    report, kind, cases=min(c.cases for c in tested), family=len(tested)
                 )
                 note(f"{divergence.second} vs {divergence.first}", power)
             return lines
@@ -234,14 +227,7 @@ class Requirement(FrozenModel):
             if card.group != group or (targets is not None and card.target not in targets):
                 continue
             if _card_value(card, self.quantity)[0] == 0:
-                found = card_power(
-                    card,
-                    kind,
-                    repetitions=report.repetitions,
-                    criterion=report.criterion,
-                    inference=report.inference,
-                    invariant=invariant,
-                )
+                found = card_power(report, card, kind, invariant=invariant)
                 note(f"{card.target} · {group}", found)
         return lines
 

@@ -128,14 +128,7 @@ def _power_mark(
     invariant: bool,
 ) -> str:
     """A note beside a count of 0: the smallest excess its tests find with 80% power."""
-    found = card_power(
-        card,
-        kind,
-        repetitions=report.repetitions,
-        criterion=report.criterion,
-        inference=report.inference,
-        invariant=invariant,
-    )
+    found = card_power(report, card, kind, invariant=invariant)
     return "" if found is None else f" {notes.mark(found.phrase)}"
 
 

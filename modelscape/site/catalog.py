@@ -209,14 +209,7 @@ class RunSummary(FrozenModel):
 def _invariant_power(report: Report, card: Scorecard) -> str | None:
     """What a scorecard's invariant axes' tests could find (shifts and departures have the
     same families: one test per step of an axis)."""
-    found = card_power(
-        card,
-        "shifts",
-        repetitions=report.repetitions,
-        criterion=report.criterion,
-        inference=report.inference,
-        invariant=True,
-    )
+    found = card_power(report, card, "shifts", invariant=True)
     return None if found is None else found.phrase
 
 
