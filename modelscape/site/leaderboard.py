@@ -270,8 +270,12 @@ class Matrix:
 
 
 def _row_order(row: Ranked) -> tuple[int, int, float, str]:
-    """Ranked targets by place, then unranked ones, then the reference band (by score)."""
+    """Ranked targets by place (names breaking ties: targets that share a place share it
+    whatever their scores' last digits), then unranked ones, then the reference band (by
+    score)."""
     standing = row.standing
-    band = 2 if standing.reference else (0 if standing.rank is not None else 1)
+    if standing.rank is not None:
+        return (0, standing.rank, 0.0, row.model)
+    band = 2 if standing.reference else 1
     score = -standing.score if standing.score is not None else math.inf
-    return (band, standing.rank or 0, score, row.model)
+    return (band, 0, score, row.model)
