@@ -58,7 +58,7 @@ COVERING: dict[str, tuple[str, ...]] = {
     ),
 }
 #: What the scratch copy needs to run the tests.
-COPIED = ("modelscape", "tests", "content", "themes", "pyproject.toml")
+COPIED = ("modelscape", "tests", "content", "themes", "pyproject.toml", "README.md", "CHANGELOG.md")
 
 _BINARY = {
     ast.Add: ast.Sub,
