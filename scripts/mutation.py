@@ -58,7 +58,16 @@ COVERING: dict[str, tuple[str, ...]] = {
     ),
 }
 #: What the scratch copy needs to run the tests.
-COPIED = ("modelscape", "tests", "content", "themes", "pyproject.toml", "README.md", "CHANGELOG.md")
+COPIED = (
+    "modelscape",
+    "tests",
+    "content",
+    "themes",
+    ".github",
+    "pyproject.toml",
+    "README.md",
+    "CHANGELOG.md",
+)
 
 _BINARY = {
     ast.Add: ast.Sub,
