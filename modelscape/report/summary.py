@@ -13,15 +13,15 @@ from collections.abc import Sequence
 from typing import Literal, Protocol
 
 from modelscape.analysis.records import Divergence, Scorecard
-from modelscape.report.power import card_power
+from modelscape.report.power import Design, card_power
 from modelscape.report.provenance import Provenance
-from modelscape.stats.settings import BoundaryCriterion, Inference
 
 __all__ = ["NEGATIVE", "Notes", "Summarized", "interval", "number", "summarize", "text_table"]
 
 
-class Summarized(Protocol):
-    """What the summary reads of a report (a :class:`~modelscape.report.Report` is one).
+class Summarized(Design, Protocol):
+    """What the summary reads of a report (a :class:`~modelscape.report.Report` is one):
+    its design (repetitions, criterion, inference) and the rest below.
 
     Named here, below the report, so that the report can print itself with this module and
     this module never imports the report back.
@@ -37,12 +37,6 @@ class Summarized(Protocol):
     def targets(self) -> tuple[str, ...]: ...
     @property
     def cases(self) -> int: ...
-    @property
-    def repetitions(self) -> int: ...
-    @property
-    def criterion(self) -> BoundaryCriterion: ...
-    @property
-    def inference(self) -> Inference: ...
     @property
     def scorecards(self) -> tuple[Scorecard, ...]: ...
     @property
