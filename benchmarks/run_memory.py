@@ -12,6 +12,7 @@ it is given (``PYTHONPATH``), so the figures of today's code and of another comm
 side by side on the same machine at the same moment:
 
     python benchmarks/run_memory.py [--sizes 20000,80000] [--checkouts .,../exports-base]
+        [--no-pairwise]
 
 The last lines give each checkout's growth of peak memory from the smallest size to the
 largest; the target of issue 29 is at most 1.2x from 20,000 to 80,000 observations.
@@ -35,7 +36,7 @@ REPETITIONS = 2
 TARGETS = 2
 
 
-def stage(store: Path, cases: int) -> dict[str, float]:
+def stage(store: Path, cases: int, pairwise: bool) -> dict[str, float]:
     """Run and report in this process: wall seconds and peak RSS (MiB) after each part."""
     # Imported here, from the checkout this child was started with.
     from modelscape import answers
@@ -87,7 +88,7 @@ def stage(store: Path, cases: int) -> dict[str, float]:
         task_space=space,
         answer=answers.text_match(r"\b(yes|no)\b", ["yes", "no"]),
         repetitions=REPETITIONS,
-        measures=[edit_difference()],
+        measures=[edit_difference()] if pairwise else [],
     )
     targets = [CallableTarget(answer, name=f"t{i}") for i in range(TARGETS)]
     experiment = scenario.experiment(targets, ExecutionConfig(concurrency=64))
@@ -112,7 +113,7 @@ def stage(store: Path, cases: int) -> dict[str, float]:
     }
 
 
-def child(checkout: Path, store: Path, cases: int) -> dict[str, float]:
+def child(checkout: Path, store: Path, cases: int, pairwise: bool) -> dict[str, float]:
     env = {
         **os.environ,
         "PYTHONPATH": str(checkout.resolve()),
@@ -120,7 +121,16 @@ def child(checkout: Path, store: Path, cases: int) -> dict[str, float]:
         "OPENBLAS_NUM_THREADS": "1",
     }
     done = subprocess.run(
-        [sys.executable, __file__, "--stage", "--store", str(store), "--cases", str(cases)],
+        [
+            sys.executable,
+            __file__,
+            "--stage",
+            "--store",
+            str(store),
+            "--cases",
+            str(cases),
+            *([] if pairwise else ["--no-pairwise"]),
+        ],
         check=True,
         capture_output=True,
         text=True,
@@ -135,12 +145,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--sizes", default="20000,80000")
     parser.add_argument("--checkouts", default=".")
+    parser.add_argument(
+        "--no-pairwise", action="store_true", help="leave the pairwise measure out of the run"
+    )
     parser.add_argument("--stage", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--store", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--cases", type=int, help=argparse.SUPPRESS)
     options = parser.parse_args()
     if options.stage:
-        print(json.dumps(stage(options.store, options.cases)))
+        print(json.dumps(stage(options.store, options.cases, not options.no_pairwise)))
         return
     sizes = [int(s) for s in options.sizes.split(",")]
     checkouts = [Path(c) for c in options.checkouts.split(",")]
@@ -157,7 +170,7 @@ def main() -> None:
             cases = size // per_case
             for number, checkout in enumerate(checkouts):
                 store = Path(folder) / f"run-{number}-{size}.db"
-                figures = child(checkout, store, cases)
+                figures = child(checkout, store, cases, not options.no_pairwise)
                 peaks[(checkout, size)] = figures["peak_mib"]
                 print(
                     f"{str(checkout)[-24:]:>24} {cases * per_case:>12} {figures['pairs']:>9.0f} "
