@@ -31,6 +31,8 @@ from typing import Any, ClassVar
 import jinja2
 from markupsafe import Markup
 
+from modelscape.pages.notes import number_notes
+
 __all__ = [
     "PLOTLY_VERSION",
     "Page",
@@ -219,7 +221,7 @@ class Page:
             "plotly_version": PLOTLY_VERSION,
             **self.context(),
         }
-        return env.get_template(self.template).render(variables)
+        return number_notes(env.get_template(self.template).render(variables))
 
     def save(self, path: str | PathLike[str], *, assets: str | None = None) -> Path:
         """Write the page to ``path`` (UTF-8) and return the path."""

@@ -24,6 +24,7 @@ from jinja2.exceptions import SecurityError
 from markupsafe import Markup
 
 from modelscape._version import __version__
+from modelscape.pages.notes import number_notes
 from modelscape.pages.page import (
     PLOTLY_FILE,
     PLOTLY_VERSION,
@@ -156,7 +157,7 @@ def render(page: Page, env: jinja2.Environment, frame: Frame) -> str:
     }
     with rendering(page.template):
         made = _streamed(env.get_template(page.template), variables)
-    return made
+    return number_notes(made)
 
 
 @contextmanager

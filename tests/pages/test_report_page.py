@@ -23,7 +23,7 @@ from modelscape.specs import Spec, load_spec
 from modelscape.store import SQLiteStore
 from modelscape.targets.reference import Flip
 from tests.pages.conftest import Run, _planted
-from tests.pages.parsing import parse
+from tests.pages.parsing import inline_notes, parse
 from tests.support.runs import KINDS, report_of
 
 
@@ -229,7 +229,11 @@ def test_results_type_is_accepted(run: Run) -> None:
 def test_undefined_numbers_show_n_a_with_their_reason(failing_run: Run) -> None:
     page = ReportPage(failing_run.report, failing_run.results).html()
     document = parse(page)
-    text = document.text
+    # each reason is said once, as a numbered note, however many cells it explains
+    assert page.count(">answered 0%: too few read answers (needs 70%)</li>") == 1
+    assert page.count(">no successful output (360 of 360 calls failed)</li>") == 1
+    assert page.count('title="answered 0%: too few read answers (needs 70%)"') > 1
+    text = parse(inline_notes(page)).text
     assert "n/a (answered 0%: too few read answers (needs 70%))" in text
     assert "n/a (no successful output (360 of 360 calls failed))" in text
     assert "ConnectionError: connection refused: 127.0.0.1:9" in text

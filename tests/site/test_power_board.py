@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from tests.pages.parsing import parse
+from tests.pages.parsing import inline_notes, parse
 
 
 def test_the_leaderboard_gives_the_power_beside_every_zero(built: Path) -> None:
-    text = parse((built / "index.html").read_text(encoding="utf-8")).text
+    text = parse(inline_notes((built / "index.html").read_text(encoding="utf-8"))).text
     clauses = re.findall(
         r"(\d+) \(could detect an excess of (0\.\d\d) or more with 80% power\)", text
     )

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from modelscape.report import Report
 from modelscape.site import build_site
+from tests.pages.parsing import inline_notes
 from tests.site.links import links, local_files
 from tests.site.sitetools import RUN
 from tests.support.runs import copy_run
@@ -161,6 +162,6 @@ def test_the_leaderboard_shows_n_a_with_its_reason(content: Path, tmp_path: Path
     index = (tmp_path / "site" / "index.html").read_text(encoding="utf-8")
     row = re.search(r'<a href="models/gemma-3-270m.html">gemma-3-270m</a>.*?</tr>', index, re.S)
     assert row is not None
-    text = " ".join(re.sub(r"<[^>]+>", " ", row.group(0)).split())
+    text = " ".join(re.sub(r"<[^>]+>", " ", inline_notes(row.group(0))).split())
     assert f"n/a ({reason})" in text
     assert "0.000" not in text
