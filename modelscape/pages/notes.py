@@ -33,7 +33,7 @@ def _end(page: str, start: int) -> int:
 
 def _marker(number: int, reason: str) -> str:
     return (
-        f'<sup class="na-mark"><a href="#na-{number}" title="{reason}" '
+        f'<sup class="na-mark"><a class="na-link" href="#na-{number}" title="{reason}" '
         f'aria-label="note {number}: {reason}">{number}</a></sup>'
     )
 

@@ -84,7 +84,7 @@ def parse(html: str) -> Parsed:
 
 
 _NOTE_MARK = re.compile(
-    r'<sup class="na-mark"><a href="#na-\d+" title="([^"]*)"[^>]*>\d+</a></sup>'
+    r'<sup class="na-mark"><a class="na-link" href="#na-\d+" title="([^"]*)"[^>]*>\d+</a></sup>'
 )
 _NOTE_LIST = re.compile(r'<ol class="na-notes"[^>]*>.*?</ol>', re.DOTALL)
 

@@ -24,7 +24,7 @@ def test_each_distinct_reason_is_one_note_listed_where_it_first_appears() -> Non
     )
     made = number_notes(page)
     assert "data-na=" not in made
-    markers = re.findall(r'<a href="#na-(\d)"', made)
+    markers = re.findall(r'<a class="na-link" href="#na-(\d)"', made)
     assert markers == ["1", "1", "2", "2", "3"]
     notes = re.findall(r'<li id="na-(\d)" value="\d">([^<]*)</li>', made)
     assert notes == [("1", "too few answers"), ("2", "no cases"), ("3", "a third")]
@@ -51,6 +51,6 @@ def test_any_reasons_number_in_order_of_first_appearance_and_stay_escaped(
     distinct = list(dict.fromkeys(str(escape(r)) for r in reasons))
     listed = re.findall(r'<li id="na-\d+" value="\d+">(.*?)</li>', made, re.DOTALL)
     assert listed == distinct
-    numbers = [int(n) for n in re.findall(r'<a href="#na-(\d+)"', made)]
+    numbers = [int(n) for n in re.findall(r'<a class="na-link" href="#na-(\d+)"', made)]
     assert numbers == [distinct.index(str(escape(r))) + 1 for r in reasons]
     assert "<script" not in made.replace("&lt;script", "")

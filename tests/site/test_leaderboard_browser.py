@@ -210,8 +210,11 @@ def test_a_model_page_draws_every_target_on_every_scenario(opener: Any, site: Pa
     accuracies = table.locator("td:nth-child(2)").all_inner_texts()
     defined = [t for t in accuracies if not t.startswith("n/a")]
     # Every target with an accuracy is a point; the one never reached has none, and its
-    # reason instead.
-    assert [t for t in accuracies if t.startswith("n/a (no successful output")] != []
+    # reason instead, as a numbered note.
+    reasons = table.locator("td:nth-child(2) .na-link").evaluate_all(
+        "links => links.map(link => link.title)"
+    )
+    assert [r for r in reasons if r.startswith("no successful output")] != []
     assert points == len(defined) == table.count() - 1
     scenarios = {r.scenario for r in _reports(site) if MODEL_NAME in r.targets}
     assert len(scenarios) == 2
