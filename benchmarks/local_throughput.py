@@ -41,9 +41,9 @@ from typing import Any
 from modelscape.answers import json_field
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.runner import Runner
-from modelscape.providers.openai import OpenAICompatibleTarget
 from modelscape.specs import load_spec
 from modelscape.store.memory import MemoryStore
+from modelscape.targets.providers.openai import OpenAICompatibleTarget
 
 ALL_CORES = ["--n_threads", str(os.cpu_count() or 1)]
 SETTINGS: dict[str, dict[str, Any]] = {

@@ -121,9 +121,9 @@ def drive_modelscape(url: str, requests: int, concurrency: int, profile: bool) -
     from modelscape import answers
     from modelscape.execution.config import ExecutionConfig
     from modelscape.execution.runner import Runner
-    from modelscape.providers.openai import OpenAICompatibleTarget
     from modelscape.scenario import Scenario
     from modelscape.store.sqlite import SQLiteStore
+    from modelscape.targets.providers.openai import OpenAICompatibleTarget
     from modelscape.task import Axis, TaskSpace
 
     levels, repetitions = 20, 5

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
         Scorecard,
     )
     from modelscape.answers import json_field, json_reply, text_match
-    from modelscape.execution.callable import CallableTarget
     from modelscape.execution.config import ExecutionConfig, RetryPolicy
     from modelscape.execution.experiment import Experiment
     from modelscape.execution.runner import Runner
@@ -42,7 +41,7 @@ if TYPE_CHECKING:
     from modelscape.scenario import Scenario
     from modelscape.specs.spec import Spec
     from modelscape.stats.settings import BoundaryCriterion, Inference
-    from modelscape.target import TargetOutput, TargetRequest
+    from modelscape.targets import CallableTarget, TargetOutput, TargetRequest
     from modelscape.task.coordinate import Coordinate
     from modelscape.task.design import Grid, Sweep
     from modelscape.task.language import Node, Task, TaskSchema, attribute
@@ -61,7 +60,7 @@ _HOMES = {
     "BoundaryCriterion": "modelscape.stats.settings",
     "CallableDifference": "modelscape.measures",
     "CallableMetric": "modelscape.measures",
-    "CallableTarget": "modelscape.execution.callable",
+    "CallableTarget": "modelscape.targets",
     "Coordinate": "modelscape.task.coordinate",
     "Divergence": "modelscape.analysis.records",
     "Entry": "modelscape.templates.lexicon",
@@ -89,9 +88,9 @@ _HOMES = {
     "Scorecard": "modelscape.analysis.records",
     "Spec": "modelscape.specs.spec",
     "Sweep": "modelscape.task.design",
-    "TargetOutput": "modelscape.target",
+    "TargetOutput": "modelscape.targets",
     "TargetProvenance": "modelscape.report.provenance",
-    "TargetRequest": "modelscape.target",
+    "TargetRequest": "modelscape.targets",
     "Task": "modelscape.task.language",
     "TaskSchema": "modelscape.task.language",
     "TaskSpace": "modelscape.task.space",

@@ -4,7 +4,7 @@ Imports are read from the source (inside functions too, since a lazy import that
 is still a cycle of concepts); only ``if TYPE_CHECKING:`` blocks are left out. ``from package
 import name`` counts as importing ``package.name`` when that is a module, so reaching a
 subpackage through its parent is not mistaken for importing the parent. The layer tests in
-tests/target and tests/analysis say which way each layer may import; this one holds the whole
+tests/targets and tests/analysis say which way each layer may import; this one holds the whole
 package to having no cycle at all, the top ``modelscape`` module included.
 """
 
