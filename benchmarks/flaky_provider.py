@@ -33,7 +33,7 @@ from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.runner import Progress, Runner
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets.protocol import TargetOutput, TargetRequest
-from modelscape.targets.providers import OpenAICompatibleTarget
+from modelscape.targets.providers import HttpOptions, OpenAICompatibleTarget
 from tests.support.mapping_space import scenario
 from tests.targets.providers.flaky_server import FlakyServer
 
@@ -64,7 +64,9 @@ def main() -> None:
     server = FlakyServer(faults=options.faults, hang=options.hang, seed=1).start()
     last: list[Progress] = []
     try:
-        target = Counted("m", base_url=server.url, max_concurrency=options.concurrency)
+        target = Counted(
+            "m", base_url=server.url, http=HttpOptions(max_concurrency=options.concurrency)
+        )
         config = ExecutionConfig(
             concurrency=options.concurrency,
             timeout=options.timeout,

@@ -60,6 +60,7 @@ web.run_app(app, host="127.0.0.1", port=int(sys.argv[2]), print=None)
 
 CLIENT = r"""
 import asyncio, json, resource, sys, tracemalloc
+from modelscape.targets.providers import HttpOptions
 from modelscape.targets.providers.openai import OpenAICompatibleTarget
 from modelscape.targets.protocol import TargetRequest
 from modelscape.task.space import Prompt
@@ -68,7 +69,9 @@ url, concurrency, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 
 
 async def main():
-    target = OpenAICompatibleTarget("big", base_url=url, max_response_bytes=limit)
+    target = OpenAICompatibleTarget(
+        "big", base_url=url, http=HttpOptions(max_response_bytes=limit)
+    )
     request = TargetRequest(prompt=Prompt.of("say a lot"), seed=1)
     async with target:
         await target(request)  # warm: the session, the imports, the first buffers

@@ -1,6 +1,12 @@
-"""The target protocol sits below everything that uses it, and no cycle joins the packages of
-targets: checked on the source, every import counted (at the top, inside a function, or
-lazily), except those made only for type checking."""
+"""The parts of :mod:`modelscape.targets` sit in layers, the protocol below everything that
+uses it, and no cycle joins them: checked on the source, every import counted (at the top,
+inside a function, or lazily), except those made only for type checking.
+
+The layers, bottom up: the protocol (and what the runner and readers of outputs share with it),
+the registry, then callable, reference and provider targets side by side, then resolution,
+which alone knows every way of making a target. Execution uses the protocol and nothing that
+makes a target.
+"""
 
 from __future__ import annotations
 
@@ -11,15 +17,48 @@ from pathlib import Path
 import modelscape
 
 PACKAGE = Path(modelscape.__file__).parent
-# The four packages of targets, and what each may not import.
+#: The modules every layer may import: the protocol, answer shapes, cleaning, the call's clock
+#: and the lifecycle of a run's targets.
+PROTOCOL = (
+    "modelscape.targets.protocol",
+    "modelscape.targets._shape",
+    "modelscape.targets._cleaning",
+    "modelscape.targets._clock",
+    "modelscape.targets._lifecycle",
+)
+REGISTRY = ("modelscape.targets.registry",)
+CALLABLE = ("modelscape.targets._callable",)
+REFERENCE = (
+    "modelscape.targets._reference",
+    "modelscape.targets._oracle",
+    "modelscape.targets._reference_kinds",
+)
+PROVIDERS = ("modelscape.targets.providers",)
+RESOLVE = ("modelscape.targets._resolve",)
+EXECUTION = ("modelscape.execution",)
+# The package itself holds no import outside TYPE_CHECKING; importing it names no layer, so
+# the parts below must name the module they mean.
+PACKAGE_ITSELF = ("modelscape.targets",)
+#: Each part, and what it may not import.
 FORBIDDEN = {
-    "modelscape.target": ("modelscape.execution", "modelscape.providers", "modelscape.targets"),
-    "modelscape.execution": ("modelscape.providers", "modelscape.targets"),
-    "modelscape.providers": ("modelscape.execution", "modelscape.targets"),
-    "modelscape.targets": ("modelscape.execution", "modelscape.providers"),
+    PROTOCOL: (
+        *PACKAGE_ITSELF,
+        *REGISTRY,
+        *CALLABLE,
+        *REFERENCE,
+        *PROVIDERS,
+        *RESOLVE,
+        *EXECUTION,
+    ),
+    REGISTRY: (*PACKAGE_ITSELF, *CALLABLE, *REFERENCE, *PROVIDERS, *RESOLVE, *EXECUTION),
+    CALLABLE: (*PACKAGE_ITSELF, *REFERENCE, *PROVIDERS, *RESOLVE, *EXECUTION),
+    REFERENCE: (*PACKAGE_ITSELF, *CALLABLE, *PROVIDERS, *RESOLVE, *EXECUTION),
+    PROVIDERS: (*PACKAGE_ITSELF, *CALLABLE, *REFERENCE, *RESOLVE, *EXECUTION),
+    RESOLVE: (*PACKAGE_ITSELF, *EXECUTION),
+    EXECUTION: (*PACKAGE_ITSELF, *REGISTRY, *CALLABLE, *REFERENCE, *PROVIDERS, *RESOLVE),
 }
-# Modules below execution that read target outputs: they import the protocol from
-# modelscape.target, never from a package above them.
+# Modules below execution that read target outputs: of the targets package they import the
+# protocol layer only.
 LOWER = ("modelscape.answers", "modelscape.measures", "modelscape.results", "modelscape.store")
 
 
@@ -63,16 +102,28 @@ def within(module: str, package: str) -> bool:
     return module == package or module.startswith(package + ".")
 
 
-def test_no_package_of_targets_imports_one_it_must_not() -> None:
+def exact(module: str, part: tuple[str, ...]) -> bool:
+    """Whether ``module`` belongs to ``part``; the package itself only when named alone."""
+    return any(module == p or (p not in PACKAGE_ITSELF and within(module, p)) for p in part)
+
+
+def test_no_part_of_targets_imports_one_it_must_not() -> None:
     found = [
         f"{module} imports {imported}"
         for module, imported_set in graph().items()
-        for package, forbidden in FORBIDDEN.items()
-        if within(module, package)
+        for part, forbidden in FORBIDDEN.items()
+        if exact(module, part)
         for imported in imported_set
-        if any(within(imported, f) for f in forbidden)
+        if exact(imported, forbidden)
     ]
     assert found == []
+
+
+def test_the_check_sees_a_forbidden_import() -> None:
+    assert exact("modelscape.targets.providers.openai", PROVIDERS)
+    assert exact("modelscape.targets._resolve", FORBIDDEN[PROVIDERS])
+    assert exact("modelscape.targets", FORBIDDEN[EXECUTION])
+    assert not exact("modelscape.targets.protocol", FORBIDDEN[EXECUTION])
 
 
 def test_readers_of_outputs_import_the_protocol_from_below() -> None:
@@ -81,16 +132,17 @@ def test_readers_of_outputs_import_the_protocol_from_below() -> None:
         for module, imported_set in graph().items()
         if any(within(module, lower) for lower in LOWER)
         for imported in imported_set
-        if any(within(imported, upper) for upper in FORBIDDEN if upper != "modelscape.target")
+        if (within(imported, "modelscape.targets") and not exact(imported, PROTOCOL))
+        or exact(imported, EXECUTION)
     ]
     assert found == []
 
 
 def test_no_import_cycle_among_the_modules_of_targets() -> None:
     edges = {
-        module: {i for i in imported if any(within(i, p) for p in FORBIDDEN)}
+        module: {i for i in imported if within(i, "modelscape.targets") or exact(i, EXECUTION)}
         for module, imported in graph().items()
-        if any(within(module, p) for p in FORBIDDEN)
+        if within(module, "modelscape.targets") or exact(module, EXECUTION)
     }
     cycles: list[list[str]] = []
 

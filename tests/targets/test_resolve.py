@@ -19,8 +19,9 @@ from modelscape.targets._reference import (
     ScriptedTarget,
 )
 from modelscape.targets._reference_kinds import reference_target
-from modelscape.targets._resolve import TARGET_KINDS, register_target_kind, resolve_target
+from modelscape.targets._resolve import resolve_target
 from modelscape.targets.protocol import Target, TargetError, TargetOutput, TargetRequest
+from modelscape.targets.registry import Provider, provider_kinds, registered
 from modelscape.task.prompt import Message, Prompt
 
 
@@ -129,11 +130,32 @@ def test_resolve_python_function_and_target_object(tmp_path: Path) -> None:
 
 def test_resolve_reference_and_registered_kinds() -> None:
     assert isinstance(resolve_target("echo"), EchoTarget)
-    register_target_kind("fake", lambda argument: ConstantTarget(argument, name="fake"))
-    try:
+    fake = Provider(kind="fake", make=lambda argument: ConstantTarget(argument, name="fake"))
+    with registered(fake):
         assert ask(resolve_target("fake:hello"), "x").text == "hello"
-    finally:
-        del TARGET_KINDS["fake"]
+        assert "fake" in provider_kinds()
+    # The kind lasts as long as the block that added it.
+    assert "fake" not in provider_kinds()
+    with pytest.raises(ExecutionError, match="unknown target 'fake:hello'"):
+        resolve_target("fake:hello")
+
+
+def test_a_kind_registered_in_process_comes_before_the_entry_points() -> None:
+    shadow = Provider(kind="echo", make=lambda argument: ConstantTarget("shadow", name="shadow"))
+    with registered(shadow):
+        assert ask(resolve_target("echo"), "x").text == "shadow"
+    assert isinstance(resolve_target("echo"), EchoTarget)
+
+
+def test_registering_refuses_python_and_a_kind_registered_already() -> None:
+    plain = Provider(kind="plain", make=lambda argument: ConstantTarget(argument, name="p"))
+    with pytest.raises(ExecutionError, match="python: names an object"):  # noqa: SIM117
+        with registered(Provider(kind="python", make=lambda argument: EchoTarget())):
+            pass
+    with registered(plain), pytest.raises(ExecutionError, match="registered already"):  # noqa: SIM117
+        with registered(plain):
+            pass
+    assert "plain" not in provider_kinds()
 
 
 def test_resolve_errors_name_the_problem() -> None:
@@ -151,27 +173,25 @@ def test_resolve_a_factory_of_no_arguments() -> None:
         resolve_target("python:tests.support.mapping_space:space")
 
 
-def test_options_reach_only_kinds_whose_factory_takes_them(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_options_reach_only_kinds_whose_factory_takes_them() -> None:
     made: list[tuple[str, dict[str, object]]] = []
 
     def configurable(argument: str, **options: object) -> Target:
         made.append((argument, options))
         return ConstantTarget(argument, name="configurable")
 
-    monkeypatch.setitem(TARGET_KINDS, "configurable", configurable)
-    monkeypatch.setitem(TARGET_KINDS, "plain", lambda argument: ConstantTarget(argument, name="p"))
-    resolve_target("configurable:x", temperature=0.5)
-    assert made == [("x", {"temperature": 0.5})]
-    assert ask(resolve_target("plain:y"), "q").text == "y"
-    with pytest.raises(ExecutionError, match=r"target 'plain:y' takes no options \(temperature\)"):
-        resolve_target("plain:y", temperature=0.5)
+    plain = Provider(kind="plain", make=lambda argument: ConstantTarget(argument, name="p"))
+    with registered(Provider(kind="configurable", make=configurable)), registered(plain):
+        resolve_target("configurable:x", temperature=0.5)
+        assert made == [("x", {"temperature": 0.5})]
+        assert ask(resolve_target("plain:y"), "q").text == "y"
+        with pytest.raises(
+            ExecutionError, match=r"target 'plain:y' takes no options \(temperature\)"
+        ):
+            resolve_target("plain:y", temperature=0.5)
 
 
-def test_a_targets_file_gives_each_target_its_own_options(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_a_targets_file_gives_each_target_its_own_options(tmp_path: Path) -> None:
     from modelscape.targets._resolve import load_targets
 
     made: list[tuple[str, dict[str, object]]] = []
@@ -180,7 +200,6 @@ def test_a_targets_file_gives_each_target_its_own_options(
         made.append((argument, options))
         return ConstantTarget(argument, name=str(options.get("name", argument)))
 
-    monkeypatch.setitem(TARGET_KINDS, "configurable", configurable)
     path = tmp_path / "targets.yaml"
     path.write_text(
         "- echo\n"
@@ -190,7 +209,8 @@ def test_a_targets_file_gives_each_target_its_own_options(
         "  max_tokens: 8\n",
         encoding="utf-8",
     )
-    echo, fixed, first = load_targets(path)
+    with registered(Provider(kind="configurable", make=configurable)):
+        echo, fixed, first = load_targets(path)
     assert isinstance(echo, EchoTarget)
     assert ask(fixed, "q").text == "fixed"
     assert first.name == "first"

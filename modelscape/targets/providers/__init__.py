@@ -18,7 +18,8 @@ and what they share:
 - :mod:`~modelscape.targets.providers._http`: the pooled session, the key, the call and its errors
 - :mod:`~modelscape.targets.providers._chat`: the OpenAI chat-completions shape, read once
 - :mod:`~modelscape.targets.providers._limiter`: ``AdaptiveLimiter``, the per-target AIMD limit
-- :mod:`~modelscape.targets.providers._settings`: ``Generation`` and ``TargetOptions``
+- :mod:`~modelscape.targets.providers._settings`: ``Generation``, ``HttpOptions`` (the two
+  settings objects every constructor takes) and ``TargetOptions`` (a targets.yaml entry's)
 - :mod:`~modelscape.targets.providers._structured`: structured answers
 - :mod:`~modelscape.targets.providers._names`: options read from a name, and ``provider_target``
 - :mod:`~modelscape.targets.providers.reference`: the targets reference page, written from the kinds
@@ -32,7 +33,7 @@ without any of them.
 from modelscape.targets.providers._http import HttpTarget
 from modelscape.targets.providers._limiter import AdaptiveLimiter
 from modelscape.targets.providers._names import provider_target
-from modelscape.targets.providers._settings import Generation, Price, TargetOptions
+from modelscape.targets.providers._settings import Generation, HttpOptions, Price, TargetOptions
 from modelscape.targets.providers.anthropic import AnthropicTarget
 from modelscape.targets.providers.azure import AzureOpenAITarget
 from modelscape.targets.providers.bedrock import BedrockTarget
@@ -48,6 +49,7 @@ __all__ = [
     "BedrockTarget",
     "GeminiTarget",
     "Generation",
+    "HttpOptions",
     "HttpTarget",
     "LlamaCppTarget",
     "OpenAICompatibleTarget",

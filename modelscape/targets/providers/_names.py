@@ -20,9 +20,10 @@ max_tokens, name, api_key_env, ...) are the fields of
 :func:`target_options`; each kind declares those it refuses, and
 :mod:`~modelscape.targets.providers.reference` writes them all into the targets reference page.
 Each kind's factory hands the target the two settings objects built from them
-(:attr:`~modelscape.targets.providers._settings.TargetOptions.generation` and ``.http``). The HTTP targets need aiohttp (``modelscape-map[providers]``) and
-``llama-cpp`` needs llama-cpp-python (``modelscape-map[llama]``); a missing extra is reported by
-name when a target of its kind is made.
+(:attr:`~modelscape.targets.providers._settings.TargetOptions.generation` and ``.http``).
+The HTTP targets need aiohttp (``modelscape-map[providers]``) and ``llama-cpp`` needs
+llama-cpp-python (``modelscape-map[llama]``); a missing extra is reported by name when a
+target of its kind is made.
 """
 
 from __future__ import annotations

@@ -85,8 +85,8 @@ class LlamaCppTarget(StructuredTarget, IdentifiedTarget):
     CPU threads and is not part of the identity. ``generation`` (a
     :class:`~modelscape.targets.providers._settings.Generation`) holds the generation
     parameters, ``max_tokens`` defaulting to ``DEFAULT_MAX_TOKENS``. ``structured`` (``True``
-    or ``"grammar"``) constrains every reply with a grammar of the answer's shape, which also fits a plain-text
-    answer (``text_match``).
+    or ``"grammar"``) constrains every reply with a grammar of the answer's shape, which also
+    fits a plain-text answer (``text_match``).
     """
 
     #: The ways this target can shape its replies.

@@ -11,6 +11,7 @@ from modelscape.errors import ExecutionError
 from modelscape.execution.calls import call_with_retries
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.targets.protocol import TargetOutput, TargetRequest
+from modelscape.targets.providers import Generation
 from modelscape.targets.providers.anthropic import ANTHROPIC_VERSION, AnthropicTarget
 from modelscape.task.prompt import Message, Prompt
 from tests.targets.providers.fake_server import FakeProvider
@@ -35,7 +36,9 @@ def test_the_request_follows_the_messages_api(
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
     target = AnthropicTarget(
-        "claude-x", base_url=fake.root, temperature=0.2, max_tokens=50, stop=["END"]
+        "claude-x",
+        base_url=fake.root,
+        generation=Generation(temperature=0.2, max_tokens=50, stop=["END"]),
     )
     ask(target)
     (received,) = fake.requests

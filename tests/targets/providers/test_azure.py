@@ -12,6 +12,7 @@ from modelscape.errors import ExecutionError
 from modelscape.targets._resolve import load_targets, resolve_target
 from modelscape.targets._shape import AnswerShape
 from modelscape.targets.protocol import TargetOutput, TargetRequest
+from modelscape.targets.providers import Generation
 from modelscape.targets.providers.azure import AZURE_API_VERSION, AzureOpenAITarget
 from modelscape.task.prompt import Prompt
 from tests.targets.providers.wire import WireServer, chat_reply
@@ -42,7 +43,11 @@ def test_the_deployment_and_api_version_make_the_address(
     server: WireServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("AZURE_OPENAI_API_KEY", KEY)
-    ask(AzureOpenAITarget("prod 4o/mini", endpoint=server.url, max_tokens=32, seed=False))
+    ask(
+        AzureOpenAITarget(
+            "prod 4o/mini", endpoint=server.url, generation=Generation(max_tokens=32, seed=False)
+        )
+    )
     (seen,) = server.seen
     assert seen.raw_path.split("?")[0] == "/openai/deployments/prod%204o%2Fmini/chat/completions"
     assert seen.query == {"api-version": AZURE_API_VERSION}

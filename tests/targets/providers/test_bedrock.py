@@ -16,6 +16,7 @@ from modelscape.errors import ExecutionError
 from modelscape.targets._resolve import resolve_target
 from modelscape.targets._shape import AnswerShape
 from modelscape.targets.protocol import TargetError, TargetOutput, TargetRequest
+from modelscape.targets.providers import Generation
 from modelscape.targets.providers.bedrock import BedrockTarget, bedrock_endpoint
 from modelscape.task.prompt import Prompt
 from tests.targets.providers.wire import SECRET, Seen, WireServer, converse_reply
@@ -115,9 +116,11 @@ def test_the_model_id_is_one_escaped_path_segment_sent_as_signed(
 
 def test_the_body_is_a_converse_request(server: WireServer, credentials: None) -> None:
     target = BedrockTarget(
-        MODEL, region="eu-west-1", base_url=server.url, temperature=0.2, max_tokens=64,
-        top_p=0.9, stop=["\n\n"],
-    )  # fmt: skip
+        MODEL,
+        region="eu-west-1",
+        base_url=server.url,
+        generation=Generation(temperature=0.2, max_tokens=64, top_p=0.9, stop=["\n\n"]),
+    )
     ask(target)
     assert server.seen[0].body == {
         "messages": [{"role": "user", "content": [{"text": "Is 7 prime?"}]}],

@@ -15,7 +15,7 @@ from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.experiment import Experiment
 from modelscape.execution.runner import Runner
 from modelscape.results.results import Results
-from modelscape.targets.providers import OpenAICompatibleTarget
+from modelscape.targets.providers import HttpOptions, OpenAICompatibleTarget
 from tests.support.mapping_space import experiment
 from tests.targets.providers.fake_server import FakeProvider
 from tests.targets.providers.flaky_server import FlakyServer
@@ -33,7 +33,9 @@ def servers() -> Iterator[list[FlakyServer]]:
 def run_against(
     url: str, config: ExecutionConfig, *, repetitions: int, concurrency: int
 ) -> tuple[Experiment, Runner, Results]:
-    target = OpenAICompatibleTarget("m", base_url=url, max_concurrency=concurrency)
+    target = OpenAICompatibleTarget(
+        "m", base_url=url, http=HttpOptions(max_concurrency=concurrency)
+    )
     run = experiment([target], repetitions=repetitions, cases=4)
     runner = Runner()
     results = runner.run(run.__class__(**{**run.__dict__, "execution": config}))

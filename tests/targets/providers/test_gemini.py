@@ -11,6 +11,7 @@ import pytest
 from modelscape.targets._resolve import resolve_target
 from modelscape.targets._shape import AnswerShape
 from modelscape.targets.protocol import TargetOutput, TargetRequest
+from modelscape.targets.providers import Generation
 from modelscape.targets.providers.gemini import GEMINI_BASE_URL, GeminiTarget
 from modelscape.task.prompt import Message, Prompt
 from tests.targets.providers.wire import WireServer, gemini_reply
@@ -50,9 +51,10 @@ def test_the_body_holds_contents_system_instruction_and_config(server: WireServe
         ),
     )
     target = GeminiTarget(
-        "gemini-2.0-flash", base_url=server.url, temperature=0.4, max_tokens=20, top_p=0.5,
-        stop=["END"],
-    )  # fmt: skip
+        "gemini-2.0-flash",
+        base_url=server.url,
+        generation=Generation(temperature=0.4, max_tokens=20, top_p=0.5, stop=["END"]),
+    )
     ask(target, TargetRequest(prompt=conversation, seed=(1 << 40) + 7))
     assert server.seen[0].body == {
         "contents": [
@@ -92,7 +94,9 @@ def test_a_blocked_prompt_is_an_empty_reply_that_says_so(server: WireServer) -> 
 
 def test_structured_answers_ask_for_json_of_the_answers_schema(server: WireServer) -> None:
     shape = AnswerShape(field="answer", choices=(True, False))
-    target = GeminiTarget("gemini-2.0-flash", base_url=server.url, structured=True, seed=False)
+    target = GeminiTarget(
+        "gemini-2.0-flash", base_url=server.url, structured=True, generation=Generation(seed=False)
+    )
     ask(target, REQUEST.model_copy(update={"answer": shape}))
     assert server.seen[0].body["generationConfig"] == {
         "responseMimeType": "application/json",

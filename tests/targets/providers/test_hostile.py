@@ -25,6 +25,7 @@ from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets._callable import CallableTarget
 from modelscape.targets._cleaning import clean_text
 from modelscape.targets.protocol import TargetOutput, TargetRequest
+from modelscape.targets.providers import HttpOptions
 from modelscape.targets.providers.openai import OpenAICompatibleTarget
 from modelscape.task.prompt import Prompt
 from tests.support.mapping_space import FAST, experiment
@@ -178,7 +179,9 @@ def test_a_wait_past_the_observations_deadline_ends_it(fake: FakeProvider) -> No
 
 def test_a_reply_over_the_size_limit_fails_at_once(fake: FakeProvider) -> None:
     fake.then(body=chat_completion("x" * 5000))
-    target = OpenAICompatibleTarget("m", base_url=fake.url, max_response_bytes=1000)
+    target = OpenAICompatibleTarget(
+        "m", base_url=fake.url, http=HttpOptions(max_response_bytes=1000)
+    )
     config = ExecutionConfig(retry=RetryPolicy(attempts=3, initial_delay=0.01))
     output, ok, attempts = call(target, config)
     assert not ok
@@ -192,12 +195,16 @@ def test_a_compressed_reply_is_limited_by_its_unpacked_size(fake: FakeProvider) 
     packed = gzip.compress(body)
     assert len(packed) < 100_000
     fake.then(body=packed, Content_Encoding="gzip", Content_Type="application/json")
-    target = OpenAICompatibleTarget("m", base_url=fake.url, max_response_bytes=1_000_000)
+    target = OpenAICompatibleTarget(
+        "m", base_url=fake.url, http=HttpOptions(max_response_bytes=1_000_000)
+    )
     output, ok, _ = call(target, ExecutionConfig(retry=RetryPolicy(attempts=1)))
     assert not ok
     assert "sent over 1,000,000 bytes" in (output.error or "")
     fake.then(body=packed, Content_Encoding="gzip", Content_Type="application/json")
-    roomy = OpenAICompatibleTarget("m", base_url=fake.url, max_response_bytes=8_000_000)
+    roomy = OpenAICompatibleTarget(
+        "m", base_url=fake.url, http=HttpOptions(max_response_bytes=8_000_000)
+    )
     output, ok, _ = call(roomy, ExecutionConfig(retry=RetryPolicy(attempts=1)))
     assert ok
     assert len(output.text) == 5_000_000

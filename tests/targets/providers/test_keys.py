@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from modelscape.cli import main
 from modelscape.errors import ExecutionError
 from modelscape.targets.protocol import TargetError, TargetRequest
+from modelscape.targets.providers import HttpOptions
 from modelscape.targets.providers._http import provider_message
 from modelscape.targets.providers._names import provider_target
 from modelscape.targets.providers.anthropic import AnthropicTarget
@@ -126,7 +127,9 @@ def test_https_loopback_and_an_explicit_opt_in_may_carry_a_key(
     OpenAITarget("m", base_url="https://proxy.example/v1")
     OpenAITarget("m", base_url="http://127.0.0.1:8080/v1")
     OpenAITarget("m", base_url="http://localhost:8080/v1")
-    opted = OpenAITarget("m", base_url="http://10.1.2.3:8000/v1", allow_http_key=True)
+    opted = OpenAITarget(
+        "m", base_url="http://10.1.2.3:8000/v1", http=HttpOptions(allow_http_key=True)
+    )
     assert "allow_http_key" not in opted.identity.model_dump_json()  # not part of the identity
     named = provider_target("openai", "m@http://10.1.2.3:8000/v1", allow_http_key=True)
     assert named.identity == opted.identity

@@ -10,6 +10,7 @@ import pytest
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.runner import Runner
 from modelscape.specs import load_spec
+from modelscape.targets.providers import HttpOptions
 from modelscape.targets.providers._limiter import AdaptiveLimiter
 from modelscape.targets.providers.openai import OpenAICompatibleTarget
 from tests.targets.providers.fake_server import FakeProvider
@@ -112,7 +113,9 @@ def test_a_target_slows_down_under_429_and_still_finishes(fake: FakeProvider) ->
     for _ in range(12):
         fake.then(429, {"error": {"message": "rate limit"}}, Retry_After="0")
     fake.delay = 0.02
-    target = OpenAICompatibleTarget("gemma", base_url=fake.url, max_concurrency=16)
+    target = OpenAICompatibleTarget(
+        "gemma", base_url=fake.url, http=HttpOptions(max_concurrency=16)
+    )
     scenario = dataclasses.replace(load_spec("pressure").scenario(), repetitions=1)
     config = ExecutionConfig(concurrency=16, retry=RetryPolicy(attempts=10, initial_delay=0.01))
     results = Runner().run(scenario.experiment([target], config))

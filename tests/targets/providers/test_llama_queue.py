@@ -24,6 +24,7 @@ import pytest
 from modelscape.execution.calls import CallResult, call_with_retries
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.targets.protocol import TargetRequest
+from modelscape.targets.providers import Generation
 from modelscape.targets.providers.llama import LlamaCppTarget
 from modelscape.task.prompt import Prompt
 
@@ -67,7 +68,7 @@ def target(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> LlamaCppTarget:
     monkeypatch.setattr(_SlowModel, "most_at_once", 0)
     model = tmp_path / "stand-in.gguf"
     model.write_bytes(b"GGUF" + bytes(64))
-    return LlamaCppTarget(model, max_tokens=4)
+    return LlamaCppTarget(model, generation=Generation(max_tokens=4))
 
 
 def _calls(target: LlamaCppTarget, seconds: list[float], timeout: float) -> list[CallResult]:

@@ -10,6 +10,7 @@ import pytest
 from modelscape.execution.calls import call_with_retries
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.targets.protocol import TargetError, TargetOutput, TargetRequest
+from modelscape.targets.providers import Generation
 from modelscape.targets.providers.openai import OpenAICompatibleTarget
 from modelscape.task.prompt import Prompt
 from tests.targets.providers.fake_server import FakeProvider, chat_completion
@@ -32,7 +33,9 @@ def call(target: OpenAICompatibleTarget, config: ExecutionConfig) -> tuple[Targe
 
 def test_the_request_carries_prompt_parameters_and_seed(fake: FakeProvider) -> None:
     target = OpenAICompatibleTarget(
-        "gemma", base_url=fake.url, temperature=0.7, max_tokens=64, top_p=0.9, stop=["\n\n"]
+        "gemma",
+        base_url=fake.url,
+        generation=Generation(temperature=0.7, max_tokens=64, top_p=0.9, stop=["\n\n"]),
     )
     ask(target)
     (received,) = fake.requests
@@ -53,7 +56,7 @@ def test_the_request_carries_prompt_parameters_and_seed(fake: FakeProvider) -> N
 
 
 def test_unset_parameters_are_left_to_the_server(fake: FakeProvider) -> None:
-    ask(OpenAICompatibleTarget("gemma", base_url=fake.url, seed=False))
+    ask(OpenAICompatibleTarget("gemma", base_url=fake.url, generation=Generation(seed=False)))
     assert set(fake.requests[0].body) == {"model", "messages"}
 
 
@@ -74,7 +77,11 @@ def test_identity_holds_what_shapes_replies_and_never_the_key(
 ) -> None:
     monkeypatch.setenv("MY_KEY", "sk-secret")
     target = OpenAICompatibleTarget(
-        "gemma", base_url="http://127.0.0.1:9/v1/", name="g", temperature=0.5, api_key_env="MY_KEY"
+        "gemma",
+        base_url="http://127.0.0.1:9/v1/",
+        name="g",
+        api_key_env="MY_KEY",
+        generation=Generation(temperature=0.5),
     )
     assert target.name == "g"
     assert target.parameters == {
@@ -90,7 +97,7 @@ def test_identity_holds_what_shapes_replies_and_never_the_key(
     assert "sk-secret" not in repr(target)
     assert "MY_KEY" not in target.identity.model_dump_json()
     other = OpenAICompatibleTarget(
-        "gemma", base_url="http://127.0.0.1:9/v1", name="g", temperature=0.6
+        "gemma", base_url="http://127.0.0.1:9/v1", name="g", generation=Generation(temperature=0.6)
     )
     assert other.identity.id != target.identity.id
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from modelscape.targets.protocol import TargetRequest
+from modelscape.targets.providers import Generation
 from modelscape.targets.providers.openai import OpenAICompatibleTarget
 from modelscape.task.prompt import Prompt
 from tests.targets.providers.loopback import require
@@ -23,7 +24,9 @@ REQUEST = TargetRequest(prompt=Prompt.of("The capital of France is"), seed=7)
 
 
 def test_one_call_records_what_the_server_reported(llama_server: str) -> None:
-    target = OpenAICompatibleTarget("gemma", base_url=llama_server, max_tokens=8, temperature=0)
+    target = OpenAICompatibleTarget(
+        "gemma", base_url=llama_server, generation=Generation(max_tokens=8, temperature=0)
+    )
     output = asyncio.run(target(REQUEST))
     assert output.error is None
     assert output.model
@@ -37,7 +40,9 @@ def test_one_call_records_what_the_server_reported(llama_server: str) -> None:
 
 
 def test_the_same_seed_gives_the_same_reply(llama_server: str) -> None:
-    target = OpenAICompatibleTarget("gemma", base_url=llama_server, max_tokens=8, temperature=1)
+    target = OpenAICompatibleTarget(
+        "gemma", base_url=llama_server, generation=Generation(max_tokens=8, temperature=1)
+    )
 
     async def twice() -> tuple[str, str]:
         first = await target(REQUEST)
@@ -114,7 +119,9 @@ def test_a_run_frees_the_in_process_model_when_it_ends(gemma_path: Path) -> None
     from modelscape.targets.providers.llama import LlamaCppTarget
     from tests.support.mapping_space import scenario
 
-    target = LlamaCppTarget(gemma_path, max_tokens=2, temperature=0, context=512, threads=2)
+    target = LlamaCppTarget(
+        gemma_path, context=512, threads=2, generation=Generation(max_tokens=2, temperature=0)
+    )
     # Loading the model takes seconds: a timeout that leaves room for it.
     run = scenario(cases=1, repetitions=1).experiment([target], ExecutionConfig(timeout=300))
     results = Runner(store=MemoryStore()).run(run)

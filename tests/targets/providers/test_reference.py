@@ -1,6 +1,7 @@
 """The targets reference page (content/pages/targets.md) cannot drift from the code: it is what
 ``python -m modelscape.targets.providers.reference`` writes, it names every registered kind and
-option, and what it says each kind refuses and each way of ``structured:`` does is what real targets do.
+option, and what it says each kind refuses and each way of ``structured:`` does is what real
+targets do.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from modelscape.targets.providers._structured import STRUCTURED_MODES, Structure
 from modelscape.targets.providers.reference import ANSWER_KINDS, reference_page, structured_ways
 from modelscape.targets.registry import Provider, find_provider, provider_kinds
 
-REPO = Path(__file__).parents[2]
+REPO = Path(__file__).parents[3]
 PAGE = REPO / "content" / "pages" / "targets.md"
 REGENERATE = "python -m modelscape.targets.providers.reference > content/pages/targets.md"
 

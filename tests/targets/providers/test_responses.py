@@ -11,6 +11,7 @@ from modelscape.errors import ExecutionError
 from modelscape.targets._resolve import resolve_target
 from modelscape.targets._shape import AnswerShape
 from modelscape.targets.protocol import TargetError, TargetOutput, TargetRequest
+from modelscape.targets.providers import Generation
 from modelscape.targets.providers.responses import OpenAIResponsesTarget
 from modelscape.task.prompt import Message, Prompt
 from tests.targets.providers.wire import WireServer, responses_reply
@@ -39,7 +40,11 @@ def test_the_body_holds_instructions_input_and_no_seed(server: WireServer) -> No
             Message(role="user", content="And 9?"),
         ),
     )
-    ask(server, REQUEST.model_copy(update={"prompt": conversation}), temperature=0.3, max_tokens=40)
+    ask(
+        server,
+        REQUEST.model_copy(update={"prompt": conversation}),
+        generation=Generation(temperature=0.3, max_tokens=40),
+    )
     (seen,) = server.seen
     assert seen.raw_path == "/v1/responses"
     assert seen.body == {

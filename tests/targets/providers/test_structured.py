@@ -24,6 +24,7 @@ from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
 from modelscape.targets._shape import AnswerShape
 from modelscape.targets.protocol import TargetOutput, TargetRequest
+from modelscape.targets.providers import Generation
 from modelscape.targets.providers._names import provider_target
 from modelscape.targets.providers.anthropic import AnthropicTarget
 from modelscape.targets.providers.openai import OpenAICompatibleTarget
@@ -333,7 +334,9 @@ def test_every_structured_reply_of_a_real_server_parses(
 
 def test_a_plain_run_of_the_same_server_reads_fewer(smollm2_server: str) -> None:
     """The control: without structure, the small model's replies are not all readable."""
-    target = OpenAICompatibleTarget("smollm2", base_url=smollm2_server, max_tokens=24)
+    target = OpenAICompatibleTarget(
+        "smollm2", base_url=smollm2_server, generation=Generation(max_tokens=24)
+    )
     scenario = load_spec("return-window").scenario()
     variants = scenario.experiment([target]).variants()[:8]
 

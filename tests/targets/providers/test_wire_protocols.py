@@ -19,6 +19,7 @@ from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets._cleaning import clean_text
 from modelscape.targets._resolve import resolve_target
 from modelscape.targets.protocol import TargetError, TargetOutput, TargetRequest
+from modelscape.targets.providers import Generation
 from modelscape.targets.providers._http import HttpTarget
 from modelscape.targets.registry import find_provider, provider_kinds
 from modelscape.task.prompt import Prompt
@@ -174,13 +175,16 @@ def test_a_missing_secret_is_an_error_before_any_call(
 
 
 def test_the_identity_never_holds_a_secret(protocol: Protocol, server: WireServer) -> None:
-    target = protocol.make(server.url, temperature=0.5)
+    target = protocol.make(server.url, generation=Generation(temperature=0.5))
     dumped = target.identity.model_dump_json()
     assert SECRET not in dumped
     for name in protocol.environment:
         assert name not in dumped
     assert target.parameters["provider"] == protocol.kind
-    assert target.identity.id != protocol.make(server.url, temperature=0.6).identity.id
+    assert (
+        target.identity.id
+        != protocol.make(server.url, generation=Generation(temperature=0.6)).identity.id
+    )
 
 
 HOSTILE = [
@@ -259,7 +263,7 @@ def test_each_kind_is_registered_and_named_by_text(
     }[protocol.kind]
     options = {"region": "eu-west-1"} if protocol.kind == "bedrock" else {}
     named = resolve_target(f"{protocol.kind}:{argument}", name="named", max_tokens=16, **options)
-    made = protocol.make(server.url, name="named", max_tokens=16)
+    made = protocol.make(server.url, name="named", generation=Generation(max_tokens=16))
     assert named.identity == made.identity
     assert asyncio.run(named(REQUEST)).text == REPLY
     with pytest.raises(ExecutionError, match="threads"):
