@@ -1,6 +1,7 @@
-"""Target identities did not change when the target types moved and each provider became a
-module of its own: every stored observation names its target by this id, so a changed id would
-orphan every stored run. The ids below were computed by the code before that change."""
+"""Target identities did not change when the target types moved, when each provider became a
+module of its own, and when the providers took settings objects: every stored observation names
+its target by this id, so a changed id would orphan every stored run. The ids below were
+computed by the code before each change."""
 
 from __future__ import annotations
 
@@ -47,8 +48,58 @@ BEFORE: list[tuple[str, dict[str, Any], str]] = [
     ("oracle:pressure", {}, "aed4cc0b6012b1a6"),
 ]
 
+# Computed by the code before the providers took settings objects (design note 040): the
+# kinds the list above lacked, and options outside the identity (max_concurrency, price, ...)
+# that must change nothing.
+SETTINGS_BEFORE: list[tuple[str, dict[str, Any], str]] = [
+    ("azure-openai:prod-4o@https://res.openai.azure.com", {}, "2f25fffc846f9297"),
+    (
+        "azure-openai:prod-4o@https://res.openai.azure.com",
+        {
+            "api_version": "2025-01-01-preview",
+            "temperature": 0.2,
+            "seed": False,
+            "structured": True,
+            "max_concurrency": 3,
+        },
+        "86f34ddf1f837714",
+    ),
+    ("gemini:gemini-2.0-flash", {}, "427fd5cddd08ee7c"),
+    (
+        "gemini:models/gemini-2.0-flash@http://127.0.0.1:9",
+        {"top_p": 0.5, "stop": "END", "max_tokens": 20, "price": {"input": 1, "output": 2}},
+        "78db9932c6263fd1",
+    ),
+    (
+        "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0",
+        {"region": "eu-west-1"},
+        "38d43ff6f9fc5d2b",
+    ),
+    (
+        "bedrock:anthropic.claude-3-5-haiku-20241022-v1:0@http://127.0.0.1:9",
+        {"region": "us-east-1", "stop": ["\n"], "temperature": 0, "structured": True},
+        "a096c83002bbcab7",
+    ),
+    ("openai-responses:gpt-4o-mini", {}, "ed393681c86df11c"),
+    (
+        "openai-responses:gpt-4o-mini@http://localhost:9/v1",
+        {"temperature": 0.7, "max_tokens": 30, "structured": True, "name": "resp", "version": "3"},
+        "22ea966b717fe1b1",
+    ),
+    (
+        "openai-compatible:gemma@http://127.0.0.1:8080/v1,http://127.0.0.1:8081/v1",
+        {"max_response_bytes": 1000, "allow_http_key": True},
+        "b8572317963685f6",
+    ),
+    (
+        "anthropic:claude-x",
+        {"stop": ["Human:"], "top_p": 0.8, "max_concurrency": 2},
+        "77cee7b0b4e8b545",
+    ),
+]
 
-@pytest.mark.parametrize(("spec", "options", "expected"), BEFORE)
+
+@pytest.mark.parametrize(("spec", "options", "expected"), BEFORE + SETTINGS_BEFORE)
 def test_every_kind_keeps_its_identity(
     spec: str,
     options: dict[str, Any],
@@ -60,6 +111,10 @@ def test_every_kind_keeps_its_identity(
         pytest.skip("llama-cpp-python is not installed")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
+    monkeypatch.setenv("AZURE_OPENAI_API_KEY", "azure-test")
+    monkeypatch.setenv("GEMINI_API_KEY", "gemini-test")
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDTEST")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "aws-test")
     # The same model file and script as then: identities hash their content, not their path.
     (tmp_path / "tiny.gguf").write_bytes(b"GGUF" + bytes(range(256)) * 64)
     (tmp_path / "replies.yaml").write_text("hello: hi there\n", encoding="utf-8")
