@@ -196,6 +196,12 @@ def _kinds_list(providers: Iterable[Provider]) -> list[str]:
     return lines
 
 
+def _public_module(model: type) -> str:
+    """Where users import ``model`` from: its module's path without the private parts (the
+    package re-exports what its private modules define)."""
+    return ".".join(part for part in model.__module__.split(".") if not part.startswith("_"))
+
+
 def _options_section(providers: list[Provider]) -> list[str]:
     models = {provider.options for provider in providers if provider.options is not None}
     taking = [provider for provider in providers if provider.options is not None]
@@ -203,7 +209,7 @@ def _options_section(providers: list[Provider]) -> list[str]:
     without = [provider.kind for provider in providers if provider.options is None]
     for model in sorted(models, key=lambda model: model.__qualname__):
         lines += [
-            f"The options of `{model.__module__}.{model.__qualname__}`. A default of *none* leaves",
+            f"The options of `{_public_module(model)}.{model.__qualname__}`. A default of *none* leaves",
             "the choice to the provider (or the model file), unless the list below gives the",
             "kind's own.",
             "",
