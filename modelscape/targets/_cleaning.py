@@ -21,7 +21,7 @@ A measure's details and a keyed measure's key come from user code and are stored
 outputs, so :func:`clean_data` makes their text valid Unicode too.
 
 An output nested too deeply to walk cannot be stored either; it fails as a non-retryable
-:class:`~modelscape.target.TargetError` naming the problem.
+:class:`~modelscape.targets.protocol.TargetError` naming the problem.
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from pydantic import ValidationError
 
 from modelscape.errors import ExecutionError
 from modelscape.targets.protocol import Target
-from modelscape.targets.providers._settings import TargetOptions
+from modelscape.targets.providers._settings import HttpOptions, TargetOptions
 from modelscape.targets.registry import find_provider
 
 __all__ = [
@@ -48,10 +48,8 @@ __all__ = [
     "target_options",
 ]
 
-#: Options that only targets reached over HTTP take.
-HTTP_ONLY = frozenset(
-    {"allow_http_key", "api_key_env", "max_concurrency", "max_response_bytes", "price"}
-)
+#: Options that only targets reached over HTTP take: the HTTP options, and the key's variable.
+HTTP_ONLY = frozenset({*HttpOptions.model_fields, "api_key_env"})
 #: Options that only a model run in this process takes.
 LOCAL_ONLY = frozenset({"context", "threads"})
 #: Options of one kind each (Bedrock's region, Azure's API version), refused by the others.
