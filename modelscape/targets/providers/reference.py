@@ -209,7 +209,8 @@ def _options_section(providers: list[Provider]) -> list[str]:
     without = [provider.kind for provider in providers if provider.options is None]
     for model in sorted(models, key=lambda model: model.__qualname__):
         lines += [
-            f"The options of `{_public_module(model)}.{model.__qualname__}`. A default of *none* leaves",
+            f"The options of `{_public_module(model)}.{model.__qualname__}`. "
+            "A default of *none* leaves",
             "the choice to the provider (or the model file), unless the list below gives the",
             "kind's own.",
             "",
