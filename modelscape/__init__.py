@@ -33,7 +33,8 @@ if TYPE_CHECKING:
     from modelscape.execution.experiment import Experiment
     from modelscape.execution.runner import Runner
     from modelscape.measures import CallableDifference, CallableMetric, MeasureValue, Response
-    from modelscape.pages import ReportPage, ScenarioPage
+    from modelscape.pages.report import ReportPage
+    from modelscape.pages.scenario import ScenarioPage
     from modelscape.report.provenance import Provenance, TargetProvenance
     from modelscape.report.report import Report
     from modelscape.report.requirement import Requirement
@@ -41,13 +42,16 @@ if TYPE_CHECKING:
     from modelscape.scenario import Scenario
     from modelscape.specs.spec import Spec
     from modelscape.stats.settings import BoundaryCriterion, Inference
-    from modelscape.targets import CallableTarget, TargetOutput, TargetRequest
+    from modelscape.targets._callable import CallableTarget
+    from modelscape.targets.protocol import TargetOutput, TargetRequest
     from modelscape.task.coordinate import Coordinate
     from modelscape.task.design import Grid, Sweep
     from modelscape.task.language import Node, Task, TaskSchema, attribute
     from modelscape.task.prompt import Message, Prompt, realizer
-    from modelscape.task.space import Axis, Scale, TaskSpace, Variant, perturbation
-    from modelscape.templates.lexicon import Entry, Lexicon
+    from modelscape.task.space import Axis, Scale, TaskSpace, Variant
+    from modelscape.task.steps import perturbation
+    from modelscape.templates.entry import Entry
+    from modelscape.templates.lexicon import Lexicon
     from modelscape.templates.template import Template
 
 #: The module each public name lives in.
@@ -60,10 +64,10 @@ _HOMES = {
     "BoundaryCriterion": "modelscape.stats.settings",
     "CallableDifference": "modelscape.measures",
     "CallableMetric": "modelscape.measures",
-    "CallableTarget": "modelscape.targets",
+    "CallableTarget": "modelscape.targets._callable",
     "Coordinate": "modelscape.task.coordinate",
     "Divergence": "modelscape.analysis.records",
-    "Entry": "modelscape.templates.lexicon",
+    "Entry": "modelscape.templates.entry",
     "ExecutionConfig": "modelscape.execution.config",
     "Experiment": "modelscape.execution.experiment",
     "Grid": "modelscape.task.design",
@@ -76,7 +80,7 @@ _HOMES = {
     "Prompt": "modelscape.task.prompt",
     "Provenance": "modelscape.report.provenance",
     "Report": "modelscape.report.report",
-    "ReportPage": "modelscape.pages",
+    "ReportPage": "modelscape.pages.report",
     "Requirement": "modelscape.report.requirement",
     "Response": "modelscape.measures",
     "Results": "modelscape.results.results",
@@ -84,13 +88,13 @@ _HOMES = {
     "Runner": "modelscape.execution.runner",
     "Scale": "modelscape.task.space",
     "Scenario": "modelscape.scenario",
-    "ScenarioPage": "modelscape.pages",
+    "ScenarioPage": "modelscape.pages.scenario",
     "Scorecard": "modelscape.analysis.records",
     "Spec": "modelscape.specs.spec",
     "Sweep": "modelscape.task.design",
-    "TargetOutput": "modelscape.targets",
+    "TargetOutput": "modelscape.targets.protocol",
     "TargetProvenance": "modelscape.report.provenance",
-    "TargetRequest": "modelscape.targets",
+    "TargetRequest": "modelscape.targets.protocol",
     "Task": "modelscape.task.language",
     "TaskSchema": "modelscape.task.language",
     "TaskSpace": "modelscape.task.space",
@@ -99,7 +103,7 @@ _HOMES = {
     "attribute": "modelscape.task.language",
     "json_field": "modelscape.answers",
     "json_reply": "modelscape.answers",
-    "perturbation": "modelscape.task.space",
+    "perturbation": "modelscape.task.steps",
     "realizer": "modelscape.task.prompt",
     "text_match": "modelscape.answers",
 }

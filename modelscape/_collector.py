@@ -19,9 +19,13 @@ waits a little longer. The thresholds are the process's, so they are put back wh
 run that raised them ends, and a threshold set higher than these (or a collector switched off
 with a threshold of 0) is left as it was.
 
-A report of a large run is paced the same way (:func:`~modelscape.report.build_report`): the
-loaded run leaves over a million tracked objects (its variants, prompts and ids), and every full
-collection the report's own allocations set off walks them all again.
+A report of a large run gains from the same pacing: the loaded run leaves over a million
+tracked objects (its variants, prompts and ids), and every full collection the report's own
+allocations set off walks them all again. The library's loading and reporting functions
+(``Results.load``, :func:`~modelscape.report.build_report`) leave the collector alone, since
+the process is their caller's; the processes that are the work's own pace it: the
+``modelscape report`` command around its load and report, and the site's page workers. See
+docs/design/043-columns-for-users.md.
 """
 
 from __future__ import annotations

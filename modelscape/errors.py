@@ -12,7 +12,8 @@ The tree is small on purpose, so that callers can catch exactly what they mean::
     ├── AnalysisError               an analysis was asked of data that cannot support it
     ├── ReportError                 a report file or requirement is invalid
     ├── SiteError                   a content folder, theme or output folder cannot be built
-    └── CommandError                a command cannot do what it was asked (its options, its files)
+    ├── CommandError                a command cannot do what it was asked (its options, its files)
+    └── MissingExtraError           an optional library is not installed (also an ImportError)
 
 Every message names the thing at fault (file, field, case, axis, value) and, where it can,
 what to do about it. Each layer raises its own subclass, never the base class, so that a
@@ -29,6 +30,7 @@ __all__ = [
     "AnalysisError",
     "CommandError",
     "ExecutionError",
+    "MissingExtraError",
     "ModelscapeError",
     "PerturbationError",
     "ReportError",
@@ -96,3 +98,8 @@ class ReportError(ModelscapeError):
 class CommandError(ModelscapeError):
     """A command cannot do what it was asked: an option that goes with another, or an output
     file that cannot be written."""
+
+
+class MissingExtraError(ModelscapeError, ImportError):
+    """An optional library a call needs is not installed; the message names the extra that
+    installs it. An ``ImportError`` too, so code that already catches that one still does."""

@@ -1,7 +1,8 @@
 """No module of the package imports, directly or through others, a module that imports it back.
 
-Imports are read from the source (inside functions too, since a lazy import that closes a cycle
-is still a cycle of concepts); only ``if TYPE_CHECKING:`` blocks are left out. ``from package
+Imports are read from the source, inside functions and ``if TYPE_CHECKING:`` blocks too: a
+lazy import or one made only for the type checker that closes a cycle is still a cycle of
+concepts (``templates/filling.py`` once named its template's type that way). ``from package
 import name`` counts as importing ``package.name`` when that is a module, so reaching a
 subpackage through its parent is not mistaken for importing the parent. The layer tests in
 tests/targets and tests/analysis say which way each layer may import; this one holds the whole
@@ -29,15 +30,7 @@ def modules() -> dict[str, Path]:
 
 def imports(path: Path, known: dict[str, Path]) -> Iterator[str]:
     tree = ast.parse(path.read_text(encoding="utf-8"))
-    typing_only = {
-        id(inner)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
-        for inner in ast.walk(node)
-    }
     for node in ast.walk(tree):
-        if id(node) in typing_only:
-            continue
         if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             if node.module.split(".")[0] == "modelscape":
                 for alias in node.names:

@@ -54,3 +54,28 @@ def test_signatures_follow_the_reference() -> None:
     assert keywords(modelscape.Scenario.report)[:2] == ["self", "results"]
     assert keywords(modelscape.ReportPage)[:2] == ["report", "outputs"]
     assert keywords(modelscape.Requirement.violations)[:3] == ["self", "report", "targets"]
+
+
+def test_the_table_of_homes_is_all_and_agrees_with_the_type_checker() -> None:
+    """``__init__`` names each public name's home twice: in the table its lazy lookup reads and
+    in the imports the type checker reads. Both hold exactly ``__all__``, each name in the same
+    module, and each home is where the name is defined (not a module that re-exports it)."""
+    import ast
+    from importlib import import_module
+    from pathlib import Path
+
+    homes: dict[str, str] = modelscape._HOMES  # type: ignore[attr-defined]
+    assert sorted(homes) == sorted(n for n in REFERENCE if n != "__version__")
+    source = Path(modelscape.__file__).read_text(encoding="utf-8")
+    typed = {
+        alias.name: node.module
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.ImportFrom) and node.module and node.module != "__future__"
+        for alias in node.names
+        if alias.name in homes
+    }
+    assert typed == homes
+    for name, home in homes.items():
+        value = getattr(import_module(home), name)
+        if isinstance(value, type) or inspect.isfunction(value):  # not Scale, a type alias
+            assert value.__module__ == home, f"{name} is defined in {value.__module__}, not {home}"

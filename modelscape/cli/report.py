@@ -46,6 +46,7 @@ def report(
 
     EXPERIMENT is an experiment id (or a unique prefix); by default the newest in the store.
     """
+    from modelscape._collector import paced_collector
     from modelscape.report.report import build_report
     from modelscape.results.results import Results
     from modelscape.stats import Inference
@@ -68,7 +69,10 @@ def report(
                 what = "no" if not matches else "more than one"
                 raise StoreError(f"{what} experiment matches {experiment!r}; experiments: {known}")
             chosen = matches[0]
-        results = Results.load(store, chosen.id)
+        # This command's process is its own: collections paced to the load and the report
+        # (modelscape._collector), which the library functions leave to their caller.
+        with paced_collector():
+            results = Results.load(store, chosen.id)
     finally:
         store.close()
     settings: dict[str, int] = {"seed": results.settings.seed}
@@ -76,7 +80,8 @@ def report(
         settings["permutations"] = permutations
     if resamples is not None:
         settings["resamples"] = resamples
-    built = build_report(results, inference=Inference(**settings))
+    with paced_collector():
+        built = build_report(results, inference=Inference(**settings))
     if output is not None:
         try:
             built.save(output)

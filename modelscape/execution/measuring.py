@@ -20,17 +20,19 @@ from modelscape._identity import canonical_json
 from modelscape._model import trusted
 from modelscape.errors import ExecutionError
 from modelscape.execution.calls import run_workers
-from modelscape.execution.experiment import Experiment
+from modelscape.execution.experiment import Experiment, ObservationIds
 from modelscape.measures import CallableDifference, CallableMetric, KeyedDifference, Response
 from modelscape.records.stored import difference_id, point_id
 from modelscape.results.records import DifferenceMeasurement, Observation, PointMeasurement
 from modelscape.store.protocol import Store
 from modelscape.targets._cleaning import clean_data
 from modelscape.task.space import Variant
+from modelscape.task.table import VariantTable
 
 __all__ = [
     "PointMeasure",
     "difference_id",
+    "measure_case_pairs",
     "measure_pairs",
     "measure_points",
     "measure_run",
@@ -172,6 +174,35 @@ async def measure_pairs(
         if isinstance(difference, CallableDifference):
             differences.extend(await _measure_pairs(difference, ok, variants, store, concurrency))
     return differences
+
+
+async def measure_case_pairs(experiment: Experiment, table: VariantTable, store: Store) -> int:
+    """Compute and store the differences of every pairwise measure over the stored ``ok``
+    observations of ``experiment``, reading them back a case at a time; returns how many.
+
+    Every pair a pairwise measure sees lies within one case (:func:`pairs_of`), so one case's
+    outputs at a time are all it needs: a run never holds the records of all its outputs, nor
+    all its pairs. Every observation of the experiment is looked up, a shard's or not, as a
+    load of the store would find them.
+    """
+    if not any(isinstance(d, CallableDifference) for d in experiment.difference_measures):
+        return 0
+    ids = ObservationIds(experiment.seed, [t.identity.id for t in experiment.targets], table.ids)
+    variants = table.by_id()
+    # The table holds the variants case by case, every case at every coordinate.
+    width, targets, repetitions = table.width, len(experiment.targets), experiment.repetitions
+    computed = 0
+    for case in range(len(table.cases)):
+        wanted = [
+            ids(target, position, repetition)
+            for target in range(targets)
+            for position in range(case * width, (case + 1) * width)
+            for repetition in range(repetitions)
+        ]
+        stored = await asyncio.to_thread(store.observations, wanted)
+        found = [stored[i] for i in wanted if i in stored]
+        computed += len(await measure_pairs(experiment, found, variants, store))
+    return computed
 
 
 def pairs_of(observations: Sequence[Observation]) -> list[tuple[Observation, Observation]]:

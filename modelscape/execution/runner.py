@@ -33,13 +33,12 @@ from modelscape.execution.experiment import Experiment, PlannedObservation
 from modelscape.execution.feed import Feed
 from modelscape.execution.health import Breaker, TargetHealth
 from modelscape.execution.measuring import (
-    measure_pairs,
+    measure_case_pairs,
     measure_points,
     point_measures,
     score_point,
 )
 from modelscape.execution.plan import BLOCK, Blocks, Ids, Reuse
-from modelscape.measures import CallableDifference
 from modelscape.results.records import Observation
 from modelscape.results.results import Results
 from modelscape.store.memory import MemoryStore
@@ -181,10 +180,9 @@ class Runner:
             stored = await asyncio.to_thread(store.observations, ids)
             ok = [stored[i] for i in ids if i in stored]
             await measure_points(experiment, ok, by_id, store)
-        if any(isinstance(d, CallableDifference) for d in experiment.difference_measures):
-            # A pairwise measure compares outputs across the whole run: read them back.
-            pairs = (await asyncio.to_thread(store.load, record.id)).observations
-            await measure_pairs(experiment, pairs, by_id, store)
+        # A pairwise measure compares outputs of one case: read back a case at a time, so the
+        # store is loaded once, below, and the run never holds every output as a record.
+        await measure_case_pairs(experiment, variants, store)
         # The results are a load of the store: its columns hold a large run in a fraction of
         # the memory the records would take, and the load is the same for a fresh run, a
         # partly reused one and a later `Results.load`.

@@ -163,12 +163,18 @@ def profile_figure(
     numeric = first.scale == "numeric"
     categories = None if numeric else [show_value(v) for v in values]
 
-    def where(value: Any) -> float:
+    # A nominal axis has no order: its values are drawn as points with intervals, never
+    # joined by a line that would claim one, and the targets' points sit side by side around
+    # each value so that their intervals do not hide each other.
+    nominal = first.scale == "nominal"
+    mode = "markers" if nominal else "lines+markers"
+
+    def where(value: Any, target: int | None = None) -> float:
         if numeric:
             return float(value)
         for i, candidate in enumerate(values):
             if same_value(candidate, value):
-                return float(i)
+                return float(i) + (_dodge(target, len(profiles)) if nominal else 0.0)
         return float("nan")
 
     data: list[dict[str, Any]] = []
@@ -179,9 +185,9 @@ def profile_figure(
         data.append(
             {
                 "type": "scatter",
-                "mode": "lines+markers",
+                "mode": mode,
                 "name": label(profile.target),
-                "x": [where(t.after) for t in points],
+                "x": [where(t.after, n) for t in points],
                 "y": [t.excess for t in points],
                 "error_y": {
                     "type": "data",
@@ -205,7 +211,7 @@ def profile_figure(
         colour = PALETTE[n % len(PALETTE)]
         candidates = profile.candidate_boundaries
         xs = [
-            where(c.after) if profile.scale == "nominal" else (where(c.before) + where(c.after)) / 2
+            where(c.after, n) if nominal else (where(c.before) + where(c.after)) / 2
             for c in candidates
         ]
         data.append(
@@ -241,10 +247,11 @@ def profile_figure(
                 "y1": 1,
                 "line": {"color": colour, "dash": "dash", "width": 1.5},
             }
-            for x in xs
+            # on a nominal axis the line marks the value itself, not one target's point
+            for x in ([where(c.after) for c in candidates] if nominal else xs)
         )
     if expected is not None and any(e is not None and e > 0 for e in expected):
-        data.append(_expected(first, [where(t.after) for t in first.baseline], expected))
+        data.append(_expected(first, [where(t.after) for t in first.baseline], expected, mode=mode))
         labels.append([])
     layout = _layout(
         axis, f"excess change of {measure_words(first.measure)}", categories=categories
@@ -253,13 +260,27 @@ def profile_figure(
     return {"data": data, "layout": layout, "labels": labels}
 
 
+def _dodge(target: int | None, targets: int) -> float:
+    """How far target number ``target`` of ``targets`` sits from its value on a nominal axis:
+    side by side within a fifth of the space between two values, centred on the value."""
+    if target is None or targets < 2:
+        return 0.0
+    width = min(0.4, 0.08 * (targets - 1))
+    return -width / 2 + width * target / (targets - 1)
+
+
 def _expected(
-    profile: BehaviorProfile, xs: Sequence[float], expected: Sequence[float | None]
+    profile: BehaviorProfile,
+    xs: Sequence[float],
+    expected: Sequence[float | None],
+    *,
+    mode: str,
 ) -> dict[str, Any]:
-    """The dotted line of the change the correct answers make along the axis."""
+    """The change the correct answers make along the axis: a dotted line, or grey marks on a
+    nominal axis."""
     return {
         "type": "scatter",
-        "mode": "lines+markers",
+        "mode": mode,
         "name": "expected if every answer were correct",
         "x": list(xs),
         "y": list(expected),

@@ -23,6 +23,7 @@ from modelscape.pages.charts import (
     transition_label,
 )
 from modelscape.pages.evidence import Cell, Evidence
+from modelscape.pages.readings import profile_reading, sensitivity_reading
 from modelscape.pages.scenario import show_value
 from modelscape.report.report import Report
 from modelscape.report.summary import interval, number
@@ -174,6 +175,11 @@ def profile_sections(
                     if p.undefined is not None
                 ],
                 "expected": expected is not None and any(e for e in expected),
+                "reading": profile_reading(
+                    axis, charted, expected=expected is not None and any(e for e in expected)
+                )
+                if has_data(charted)
+                else None,
             }
         )
     return sections
@@ -219,4 +225,5 @@ def sensitivity_rows(
             for s, c in zip(records, cells, strict=True)
         ],
         "unestimated": [{"target": t, "reason": r} for t, r in reasons.items()],
+        "reading": sensitivity_reading(records) if records else None,
     }

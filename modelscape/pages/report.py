@@ -276,6 +276,7 @@ class ReportPage(Page):
         sensitivity = {
             "rows": table["rows"],
             "unestimated": table["unestimated"],
+            "reading": table["reading"],
             "figure": sensitivity_figure(
                 report.targets, table["records"], [c.evidence for c in table["cells"]]
             )

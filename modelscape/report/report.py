@@ -9,7 +9,6 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from modelscape._collector import paced_collector
 from modelscape._model import FrozenModel
 from modelscape._surrogates import first_surrogate
 from modelscape.analysis.common import varied_axes
@@ -150,9 +149,6 @@ def _readable(report: Report) -> Report:
     )
 
 
-# A loaded run of a million observations holds over a million tracked objects, which every
-# full collection walks again: collections are paced to the work, as in a run.
-@paced_collector()
 def build_report(
     results: Results,
     *,
@@ -166,7 +162,9 @@ def build_report(
 ) -> Report:
     """The report of a run: what ``Scenario.report`` and ``modelscape report`` produce.
 
-    Settings left out come from the scenario settings stored with the run.
+    Settings left out come from the scenario settings stored with the run. The garbage
+    collector is left as the caller set it: a process that is the report's own (the
+    ``modelscape report`` command, the site's workers) paces it (:mod:`modelscape._collector`).
     """
     scenario = results.experiment.scenario
     stored = results.settings

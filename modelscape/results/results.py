@@ -8,8 +8,9 @@ Nothing below imports it.
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Mapping, Sequence
+from os import PathLike
+from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from modelscape._identity import AxisValue
@@ -30,9 +31,14 @@ from modelscape.analysis.records import (
 from modelscape.analysis.surface import Surface
 from modelscape.answers import Answer
 from modelscape.records.run import RunRecords, Traceable
+from modelscape.results import export as _export
 from modelscape.stats.settings import BoundaryCriterion, Inference
 
 if TYPE_CHECKING:
+    import pandas
+    import polars
+    import pyarrow
+
     from modelscape.store.protocol import Store
 
 __all__ = ["Results", "Traceable"]
@@ -49,16 +55,9 @@ class Results(RunRecords):
     @classmethod
     def load(cls, store: Store, experiment_id: str) -> Results:
         """Rebuild the results of a run from a store."""
-        # A large run builds a million objects at once, none of them garbage: pausing the
-        # cyclic collector meanwhile saves its repeated full scans (seconds at 100,000 outputs).
-        paused = gc.isenabled()
-        gc.disable()
-        try:
-            run = store.load(experiment_id)
-            return cls(run.experiment, run.variants, run.observations, run.points, run.differences)
-        finally:
-            if paused:
-                gc.enable()
+        # The process's collector is left as the caller set it (docs/design/043).
+        run = store.load(experiment_id)
+        return cls(run.experiment, run.variants, run.observations, run.points, run.differences)
 
     # -- analyses ----------------------------------------------------------------------------
     def transitions(
@@ -222,6 +221,30 @@ class Results(RunRecords):
             cases=cases,
             inference=inference,
         )
+
+    # -- the run as one table ------------------------------------------------------------------
+    def to_arrow(self) -> pyarrow.Table:
+        """The run as an Arrow table: one row per observation (ids, target, case, axis values,
+        repetition, the output as stored, timing and usage) and one column per point metric
+        and keyed measure; see :mod:`modelscape.results.export` for every column.
+
+        The export for notebooks and SQL engines (DuckDB reads the table as it is). Needs the
+        ``arrow`` extra; built from the columns the results hold, without a record per row.
+        """
+        return _export.arrow_table(self)
+
+    def to_parquet(self, path: str | PathLike[str]) -> Path:
+        """Write :meth:`to_arrow` to a Parquet file; returns its path. Needs the ``arrow``
+        extra."""
+        return _export.write_parquet(self, path)
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """:meth:`to_arrow` as a pandas DataFrame; needs the ``arrow`` and ``pandas`` extras."""
+        return _export.pandas_frame(self)
+
+    def to_polars(self) -> polars.DataFrame:
+        """:meth:`to_arrow` as a polars DataFrame; needs the ``arrow`` and ``polars`` extras."""
+        return _export.polars_frame(self)
 
     def __repr__(self) -> str:
         return (

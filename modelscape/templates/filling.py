@@ -7,7 +7,7 @@ compared by content, so the same filling of two builds of one spec is equal.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic import PrivateAttr
 
@@ -15,12 +15,29 @@ from modelscape._identity import AxisValue, canonical_json
 from modelscape.errors import TemplateError
 from modelscape.task.language import Attribute, Task
 from modelscape.task.prompt import Prompt
-from modelscape.templates.lexicon import Entry
+from modelscape.templates.lexicon import Entry, Lexicon
 
-if TYPE_CHECKING:
-    from modelscape.templates.template import Template
+__all__ = ["Filling", "Owner"]
 
-__all__ = ["Filling"]
+
+class Owner(Protocol):
+    """What a filling asks of the template it belongs to.
+
+    :class:`~modelscape.templates.template.Template` is the one owner; naming only what a
+    filling uses keeps this module below the template's, so the two never import each other.
+    """
+
+    @property
+    def attributes(self) -> Mapping[str, Attribute[Filling, Any]]: ...
+
+    @property
+    def slots(self) -> Mapping[str, Lexicon]: ...
+
+    def reference_of(self, filling: Filling) -> AxisValue | None: ...
+
+    def render(self, filling: Filling) -> Prompt: ...
+
+    def check_filling(self, filling: Filling) -> None: ...
 
 
 class Filling(Task):
@@ -32,15 +49,15 @@ class Filling(Task):
 
     template: str
     values: dict[str, AxisValue]
-    _template: Template | None = PrivateAttr(default=None)
+    _template: Owner | None = PrivateAttr(default=None)
 
-    def bound(self, template: Template) -> Filling:
+    def bound(self, template: Owner) -> Filling:
         """This filling tied to its template (needed to compute attributes and prompts)."""
         self._template = template
         return self
 
     @property
-    def owner(self) -> Template:
+    def owner(self) -> Owner:
         """The template this filling belongs to."""
         if self._template is None:
             raise TemplateError(f"filling of template {self.template!r} is not bound to it")

@@ -6,6 +6,7 @@ import asyncio
 import dataclasses
 import json
 import random
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -13,12 +14,14 @@ import pytest
 from modelscape.errors import ExecutionError
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.experiment import Experiment
+from modelscape.execution.measuring import measure_pairs
 from modelscape.execution.runner import Progress, Runner
 from modelscape.measures import CallableDifference, CallableMetric, Response
-from modelscape.results.records import observation_id
+from modelscape.results.records import Observation, observation_id
 from modelscape.results.results import Results
 from modelscape.store import Store
 from modelscape.store.memory import MemoryStore
+from modelscape.store.protocol import StoredRun
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets._callable import CallableTarget
 from modelscape.targets.protocol import TargetError, TargetOutput, TargetRequest
@@ -548,3 +551,47 @@ def test_a_measure_that_fails_part_way_keeps_every_full_thousand_it_made(
     results = Runner(store=store).run(measured)
     assert len(calls) - 1 == 100  # the first thousand were stored before the failure
     assert len([p for p in results.point_measurements if p.measure == "length"]) == 1_100
+
+
+class _Reading(MemoryStore):
+    """A memory store that notes its whole-run loads and the size of each lookup by id."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+        self.lookups: list[int] = []
+
+    def load(self, experiment_id: str) -> StoredRun:
+        self.loads += 1
+        return super().load(experiment_id)
+
+    def observations(self, ids: Iterable[str]) -> dict[str, Observation]:
+        wanted = list(ids)
+        self.lookups.append(len(wanted))
+        return super().observations(wanted)
+
+
+def test_pairwise_measures_read_a_case_at_a_time_and_the_run_loads_once() -> None:
+    def differs(first: Response, second: Response) -> float:
+        return float(first.output.text != second.output.text)
+
+    measure = CallableDifference(differs, name="differs")
+    base = experiment([planted("a", noise=0.5), planted("b")], repetitions=2, cases=3)
+    run = dataclasses.replace(base, difference_measures=(measure,), point_metrics=())
+    store = _Reading()
+    results = Runner(store=store).run(run)
+    assert store.loads == 1
+    per_case = 2 * run.variant_table().width * 2  # targets x coordinates x repetitions
+    # After the plan's own lookups, one per case, each of that case's outputs only.
+    assert store.lookups[-3:] == [per_case] * 3
+    # The same pairs, with the same values, as measuring every stored output at once.
+    everything = MemoryStore()
+    stored = store.load(run.id)
+    everything.save_experiment(stored.experiment, stored.variants)
+    everything.save_observations(stored.observations)
+    at_once = asyncio.run(
+        measure_pairs(run, stored.observations, run.variant_table().by_id(), everything)
+    )
+    assert sorted((d.id, d.value) for d in results.difference_measurements) == sorted(
+        (d.id, d.value) for d in at_once
+    )

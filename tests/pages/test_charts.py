@@ -72,7 +72,10 @@ def test_a_profile_figure_exactly() -> None:
         [[4], []],
     )
     a, b, boundary = figure["data"]
-    assert a["x"] == [0.0, 1.0, 2.0]
+    # a nominal axis: points, never a line, each target's beside the other's at every value
+    assert a["mode"] == b["mode"] == "markers"
+    assert a["x"] == pytest.approx([-0.04, 0.96, 1.96])
+    assert b["x"] == pytest.approx([0.04, 1.04, 2.04])
     assert a["y"] == [0.0, 0.2, 0.5]
     bars = dict(a["error_y"])
     assert bars.pop("array") == pytest.approx([0.0, 0.1, 0.1])
@@ -85,7 +88,7 @@ def test_a_profile_figure_exactly() -> None:
     assert b["y"] == [0.0, None, -0.1]
     assert b["error_y"]["array"] == pytest.approx([0.0, 0.0, 0.1])
     assert b["text"][1] == "b · plain → warm: not computed, no case"
-    assert boundary["x"] == [2.0]
+    assert boundary["x"] == pytest.approx([1.96])  # on a's point
     assert boundary["y"] == [0.5]
     assert boundary["customdata"] == [4]
     assert boundary["marker"]["line"] == {"width": 3, "color": PALETTE[0]}
@@ -115,6 +118,8 @@ def test_a_boundary_on_an_ordered_axis_sits_between_its_two_values() -> None:
         _transition("a", "warm", "curt", 0.6),
     ]
     figure = profile_figure("tone", [_profile("a", "ordinal", points, True)], [[0, 1, 2]], [[5]])
+    assert figure["data"][0]["mode"] == "lines+markers"  # the order is the axis's own
+    assert figure["data"][0]["x"] == [0.0, 1.0, 2.0]
     boundary = figure["data"][1]
     assert boundary["x"] == [1.5]  # between warm (1) and curt (2)
     assert figure["layout"]["shapes"][0]["x0"] == 1.5

@@ -390,7 +390,8 @@ def test_a_report_of_one_target_has_its_profile_chart(run: Run) -> None:
     page = ReportPage(alone).html()
     figures = parse(page).data("ms-figures")
     assert [f["id"] for f in figures] == ["chart-profile-0", "chart-sensitivity"]
-    assert "Excess change of the answer along pressure, one line per target" in page
+    assert "Up: the excess change of the answer when pressure moves from its baseline" in page
+    assert "1 target, each in its own colour and symbol." in page
 
 
 def test_structured_outputs_are_embedded_as_pretty_json(tmp_path: Path) -> None:

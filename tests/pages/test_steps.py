@@ -173,7 +173,7 @@ def test_a_causal_axis_draws_the_expected_change(causal: Run) -> None:
         assert value == pytest.approx(sum(flips) / len(flips))
     assert line["y"][0] == 0
     assert max(line["y"]) > 0
-    assert "the dotted grey line is the change the correct answers make" in page.html()
+    assert "show the change the correct answers themselves make" in page.html()
 
 
 def test_an_invariant_axis_draws_no_expected_change(run: Run) -> None:

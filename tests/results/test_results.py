@@ -11,6 +11,7 @@ measurements named, the observations they measured and those observations' varia
 
 from __future__ import annotations
 
+import gc
 import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -28,6 +29,7 @@ from modelscape.records.stored import DifferenceMeasurement, Observation, PointM
 from modelscape.results import records as shim
 from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore
+from modelscape.store.protocol import StoredRun
 from modelscape.targets._cleaning import clean_data, clean_output
 from tests.records import hostile
 from tests.records.hostile import LABELS, RECORD, VARIANTS, dumps, same, typed
@@ -244,3 +246,29 @@ def test_a_point_of_an_observation_the_results_lack_traces_to_the_point_alone() 
     assert trace.measurements == (orphan,)
     assert trace.observations == ()
     assert trace.variants == ()
+
+
+# -- the process's collector ----------------------------------------------------------------------
+class Watching(MemoryStore):
+    """A memory store that notes whether the collector was on while it loaded."""
+
+    seen: list[bool]
+
+    def load(self, experiment_id: str) -> StoredRun:
+        self.seen.append(gc.isenabled())
+        return super().load(experiment_id)
+
+
+def test_a_load_leaves_the_collector_as_its_caller_set_it() -> None:
+    store = Watching()
+    store.seen = []
+    store.save_experiment(RECORD, VARIANTS)
+    assert gc.isenabled()
+    Results.load(store, RECORD.id)
+    gc.disable()
+    try:
+        Results.load(store, RECORD.id)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+    assert store.seen == [True, False]
