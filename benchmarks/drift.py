@@ -38,10 +38,11 @@ from dataclasses import dataclass  # noqa: E402
 
 from modelscape._identity import AxisValue  # noqa: E402
 from modelscape.answers import json_field  # noqa: E402
-from modelscape.execution import CallableTarget, Runner, TargetRequest  # noqa: E402
+from modelscape.execution import Runner  # noqa: E402
 from modelscape.results.results import Results  # noqa: E402
 from modelscape.scenario import Scenario  # noqa: E402
 from modelscape.stats import Inference  # noqa: E402
+from modelscape.targets import CallableTarget, TargetRequest  # noqa: E402
 from modelscape.task.design import Sweep  # noqa: E402
 from modelscape.templates.template import Template  # noqa: E402
 

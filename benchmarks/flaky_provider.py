@@ -1,6 +1,6 @@
 """A run against a flaky provider: does it finish in one invocation, and at what cost?
 
-A loopback chat-completions server (tests/providers/flaky_server.py) fails a share of its
+A loopback chat-completions server (tests/targets/providers/flaky_server.py) fails a share of its
 requests at random, seeded: HTTP 429 with a short Retry-After, HTTP 500, a hang past the
 client's timeout, or a body cut off mid-way, each a quarter of the faults. The run asks it
 ``--observations`` observations (20,000 by default) into a SQLite file in a temporary folder
@@ -31,11 +31,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.runner import Progress, Runner
-from modelscape.providers import OpenAICompatibleTarget
 from modelscape.store.sqlite import SQLiteStore
-from modelscape.target import TargetOutput, TargetRequest
-from tests.providers.flaky_server import FlakyServer
+from modelscape.targets.protocol import TargetOutput, TargetRequest
+from modelscape.targets.providers import HttpOptions, OpenAICompatibleTarget
 from tests.support.mapping_space import scenario
+from tests.targets.providers.flaky_server import FlakyServer
 
 
 class Counted(OpenAICompatibleTarget):
@@ -64,7 +64,9 @@ def main() -> None:
     server = FlakyServer(faults=options.faults, hang=options.hang, seed=1).start()
     last: list[Progress] = []
     try:
-        target = Counted("m", base_url=server.url, max_concurrency=options.concurrency)
+        target = Counted(
+            "m", base_url=server.url, http=HttpOptions(max_concurrency=options.concurrency)
+        )
         config = ExecutionConfig(
             concurrency=options.concurrency,
             timeout=options.timeout,

@@ -41,9 +41,10 @@ from typing import Any
 from modelscape.answers import json_field
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.runner import Runner
-from modelscape.providers.openai import OpenAICompatibleTarget
 from modelscape.specs import load_spec
 from modelscape.store.memory import MemoryStore
+from modelscape.targets.providers import Generation
+from modelscape.targets.providers.openai import OpenAICompatibleTarget
 
 ALL_CORES = ["--n_threads", str(os.cpu_count() or 1)]
 SETTINGS: dict[str, dict[str, Any]] = {
@@ -104,9 +105,12 @@ def measure(model: Path, spec: str, setting: str, folder: Path) -> dict[str, flo
     try:
         scenario = load_spec(spec).scenario()
         target = OpenAICompatibleTarget(
-            "local", base_url=url, name="local", temperature=0.7, max_tokens=32,
+            "local",
+            base_url=url,
+            name="local",
             structured=chosen["structured"],
-        )  # fmt: skip
+            generation=Generation(temperature=0.7, max_tokens=32),
+        )
         config = ExecutionConfig(concurrency=2, order=chosen["order"])
         experiment = replace(scenario.experiment([target], config), repetitions=REPETITIONS)
         started = time.perf_counter()

@@ -20,7 +20,7 @@ from modelscape.pages import ReportPage, ScenarioPage
 from modelscape.pages.page import json_script, plotly_bundle
 from modelscape.specs import available, load_spec
 from modelscape.store import SQLiteStore
-from modelscape.targets.reference import RandomTarget, ScriptedTarget
+from modelscape.targets._reference import RandomTarget, ScriptedTarget
 
 BUDGET = 2_100_000
 

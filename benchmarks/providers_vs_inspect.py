@@ -33,6 +33,8 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from modelscape.targets.providers import HttpOptions
+
 REPLY = json.dumps(
     {
         "id": "chatcmpl-bench",
@@ -121,9 +123,9 @@ def drive_modelscape(url: str, requests: int, concurrency: int, profile: bool) -
     from modelscape import answers
     from modelscape.execution.config import ExecutionConfig
     from modelscape.execution.runner import Runner
-    from modelscape.providers.openai import OpenAICompatibleTarget
     from modelscape.scenario import Scenario
     from modelscape.store.sqlite import SQLiteStore
+    from modelscape.targets.providers.openai import OpenAICompatibleTarget
     from modelscape.task import Axis, TaskSpace
 
     levels, repetitions = 20, 5
@@ -139,7 +141,9 @@ def drive_modelscape(url: str, requests: int, concurrency: int, profile: bool) -
         answer=answers.text_match(r"\b(yes|no)\b", ["yes", "no"]),
         repetitions=repetitions,
     )
-    target = OpenAICompatibleTarget("fake", base_url=url, max_concurrency=concurrency)
+    target = OpenAICompatibleTarget(
+        "fake", base_url=url, http=HttpOptions(max_concurrency=concurrency)
+    )
     config = ExecutionConfig(concurrency=concurrency, timeout=30)
     experiment = scenario.experiment([target], config)
     experiment.variant_table()  # building the variants is not the client's cost

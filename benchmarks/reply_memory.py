@@ -60,15 +60,18 @@ web.run_app(app, host="127.0.0.1", port=int(sys.argv[2]), print=None)
 
 CLIENT = r"""
 import asyncio, json, resource, sys, tracemalloc
-from modelscape.providers.openai import OpenAICompatibleTarget
-from modelscape.target import TargetRequest
+from modelscape.targets.providers import HttpOptions
+from modelscape.targets.providers.openai import OpenAICompatibleTarget
+from modelscape.targets.protocol import TargetRequest
 from modelscape.task.space import Prompt
 
 url, concurrency, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 
 
 async def main():
-    target = OpenAICompatibleTarget("big", base_url=url, max_response_bytes=limit)
+    target = OpenAICompatibleTarget(
+        "big", base_url=url, http=HttpOptions(max_response_bytes=limit)
+    )
     request = TargetRequest(prompt=Prompt.of("say a lot"), seed=1)
     async with target:
         await target(request)  # warm: the session, the imports, the first buffers
@@ -89,7 +92,7 @@ asyncio.run(main())
 RUN = r"""
 import json, os, resource, sys, tempfile, tracemalloc
 from modelscape.execution.config import ExecutionConfig
-from modelscape.execution.resolve import resolve_target
+from modelscape.targets._resolve import resolve_target
 from modelscape.execution.runner import Runner
 from modelscape.specs import Spec
 from modelscape.store import SQLiteStore

@@ -29,8 +29,8 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
+from modelscape import CallableTarget  # noqa: E402
 from modelscape._collector import paced_collector  # noqa: E402
-from modelscape.execution.callable import CallableTarget  # noqa: E402
 from modelscape.execution.config import ExecutionConfig  # noqa: E402
 from modelscape.execution.runner import Runner  # noqa: E402
 from modelscape.report.report import build_report  # noqa: E402

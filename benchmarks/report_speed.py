@@ -36,8 +36,8 @@ from modelscape.execution import Runner  # noqa: E402
 from modelscape.report import Report, build_report  # noqa: E402
 from modelscape.results.results import Results  # noqa: E402
 from modelscape.stats import Inference, StatisticsWarning  # noqa: E402
-from modelscape.targets.oracle import OracleTarget  # noqa: E402
-from modelscape.targets.reference import Flip  # noqa: E402
+from modelscape.targets._oracle import OracleTarget  # noqa: E402
+from modelscape.targets._reference import Flip  # noqa: E402
 
 INFERENCE = Inference(permutations=10_000, resamples=2_000)
 ITEMS = [f"item-{index:02d}" for index in range(20)]

@@ -39,14 +39,13 @@ TARGETS = 2
 def stage(store: Path, cases: int, pairwise: bool) -> dict[str, float]:
     """Run and report in this process: wall seconds and peak RSS (MiB) after each part."""
     # Imported here, from the checkout this child was started with.
-    from modelscape import answers
-    from modelscape.execution.callable import CallableTarget
+    # The top-level names: their import is the same in a checkout from before the targets move.
+    from modelscape import CallableTarget, TargetOutput, TargetRequest, answers
     from modelscape.execution.config import ExecutionConfig
     from modelscape.execution.runner import Runner
     from modelscape.report.report import build_report
     from modelscape.scenario import Scenario
     from modelscape.store.sqlite import SQLiteStore
-    from modelscape.target import TargetOutput, TargetRequest
     from modelscape.task import Axis, Task, TaskSpace, attribute, perturbation
     from modelscape.text_measures import edit_difference
 

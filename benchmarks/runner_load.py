@@ -23,7 +23,7 @@ from modelscape.execution.runner import Runner
 from modelscape.results.results import Results
 from modelscape.scenario import Scenario
 from modelscape.store.sqlite import SQLiteStore
-from modelscape.targets.reference import RandomTarget
+from modelscape.targets._reference import RandomTarget
 from modelscape.task import Axis, Task, TaskSpace, attribute, perturbation
 
 

@@ -17,12 +17,12 @@ import time
 from pathlib import Path
 
 from modelscape import answers
-from modelscape.execution.callable import CallableTarget
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.runner import Runner
 from modelscape.scenario import Scenario
 from modelscape.store.sqlite import SQLiteStore
-from modelscape.target import TargetRequest
+from modelscape.targets._callable import CallableTarget
+from modelscape.targets.protocol import TargetRequest
 from modelscape.task import Axis, Task, TaskSpace, attribute, perturbation
 
 LATENCY = 0.05

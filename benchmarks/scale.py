@@ -28,10 +28,10 @@ import time
 from pathlib import Path
 
 from modelscape import answers
-from modelscape.execution.callable import CallableTarget
 from modelscape.execution.config import ExecutionConfig
 from modelscape.scenario import Scenario
-from modelscape.target import TargetOutput, TargetRequest
+from modelscape.targets._callable import CallableTarget
+from modelscape.targets.protocol import TargetOutput, TargetRequest
 from modelscape.task import Axis, Task, TaskSpace, attribute, perturbation
 
 LEVELS = 10

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
         Scorecard,
     )
     from modelscape.answers import json_field, json_reply, text_match
-    from modelscape.execution.callable import CallableTarget
     from modelscape.execution.config import ExecutionConfig, RetryPolicy
     from modelscape.execution.experiment import Experiment
     from modelscape.execution.runner import Runner
@@ -43,7 +42,8 @@ if TYPE_CHECKING:
     from modelscape.scenario import Scenario
     from modelscape.specs.spec import Spec
     from modelscape.stats.settings import BoundaryCriterion, Inference
-    from modelscape.target.protocol import TargetOutput, TargetRequest
+    from modelscape.targets._callable import CallableTarget
+    from modelscape.targets.protocol import TargetOutput, TargetRequest
     from modelscape.task.coordinate import Coordinate
     from modelscape.task.design import Grid, Sweep
     from modelscape.task.language import Node, Task, TaskSchema, attribute
@@ -64,7 +64,7 @@ _HOMES = {
     "BoundaryCriterion": "modelscape.stats.settings",
     "CallableDifference": "modelscape.measures",
     "CallableMetric": "modelscape.measures",
-    "CallableTarget": "modelscape.execution.callable",
+    "CallableTarget": "modelscape.targets._callable",
     "Coordinate": "modelscape.task.coordinate",
     "Divergence": "modelscape.analysis.records",
     "Entry": "modelscape.templates.entry",
@@ -92,9 +92,9 @@ _HOMES = {
     "Scorecard": "modelscape.analysis.records",
     "Spec": "modelscape.specs.spec",
     "Sweep": "modelscape.task.design",
-    "TargetOutput": "modelscape.target.protocol",
+    "TargetOutput": "modelscape.targets.protocol",
     "TargetProvenance": "modelscape.report.provenance",
-    "TargetRequest": "modelscape.target.protocol",
+    "TargetRequest": "modelscape.targets.protocol",
     "Task": "modelscape.task.language",
     "TaskSchema": "modelscape.task.language",
     "TaskSpace": "modelscape.task.space",

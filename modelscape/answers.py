@@ -15,8 +15,8 @@ from typing import Protocol, runtime_checkable
 
 from modelscape._identity import AxisValue, Identity
 from modelscape.errors import ModelscapeError
-from modelscape.target import TargetOutput
-from modelscape.target.shape import AnswerShape, spelling
+from modelscape.targets._shape import AnswerShape, spelling
+from modelscape.targets.protocol import TargetOutput
 
 __all__ = [
     "Answer",

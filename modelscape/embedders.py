@@ -25,7 +25,7 @@ from typing import Any
 
 from modelscape._version import requirement
 from modelscape.errors import ExecutionError
-from modelscape.target.cleaning import clean_text
+from modelscape.targets._cleaning import clean_text
 
 __all__ = ["GGUFEmbedder", "gemma"]
 

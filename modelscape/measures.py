@@ -20,7 +20,7 @@ from modelscape._identity import AxisValue, Identity, JsonValue, canonical_json
 from modelscape._model import FrozenModel, trusted
 from modelscape.answers import Answer
 from modelscape.errors import AnalysisError, ExecutionError
-from modelscape.target import TargetOutput
+from modelscape.targets.protocol import TargetOutput
 from modelscape.task.coordinate import same_value
 from modelscape.task.space import Variant
 

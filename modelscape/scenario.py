@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from modelscape.execution.experiment import Experiment
     from modelscape.report.report import Report
     from modelscape.results.results import Results
-    from modelscape.target import Target
+    from modelscape.targets.protocol import Target
 
 __all__ = ["Scenario"]
 

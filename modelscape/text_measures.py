@@ -182,7 +182,7 @@ class _Embedding:
 
     def function(self) -> Embedder:
         if self.loaded is None:
-            from modelscape.execution.resolve import load_object
+            from modelscape.targets._resolve import load_object
 
             assert isinstance(self.embedder, str)
             found = load_object(self.embedder.removeprefix("python:"))

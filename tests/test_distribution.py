@@ -19,7 +19,7 @@ import yaml
 from modelscape._version import DISTRIBUTION, __version__, requirement
 from modelscape.site import init_site
 from modelscape.site.search import REQUIREMENT
-from modelscape.target.registry import find_provider, provider_kinds
+from modelscape.targets.registry import find_provider, provider_kinds
 
 REPO = Path(__file__).resolve().parents[1]
 

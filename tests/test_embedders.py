@@ -16,10 +16,10 @@ import pytest
 from modelscape.embedders import GGUFEmbedder, gemma
 from modelscape.errors import ExecutionError
 from modelscape.measures import Response
-from modelscape.target import TargetOutput
+from modelscape.targets.protocol import TargetOutput
 from modelscape.text_measures import embedding_difference
-from tests.providers.loopback import require
 from tests.support.mapping_space import space
+from tests.targets.providers.loopback import require
 
 pytestmark = pytest.mark.slow
 

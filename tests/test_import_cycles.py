@@ -5,7 +5,7 @@ lazy import or one made only for the type checker that closes a cycle is still a
 concepts (``templates/filling.py`` once named its template's type that way). ``from package
 import name`` counts as importing ``package.name`` when that is a module, so reaching a
 subpackage through its parent is not mistaken for importing the parent. The layer tests in
-tests/target and tests/analysis say which way each layer may import; this one holds the whole
+tests/targets and tests/analysis say which way each layer may import; this one holds the whole
 package to having no cycle at all, the top ``modelscape`` module included.
 """
 

@@ -20,7 +20,7 @@ from modelscape.measures import (
     answer_metrics,
     key_distance,
 )
-from modelscape.target import TargetOutput
+from modelscape.targets.protocol import TargetOutput
 from modelscape.task.space import Variant
 from tests.support.mapping_space import space
 

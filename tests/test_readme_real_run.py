@@ -15,7 +15,7 @@ import pytest
 
 from benchmarks.first_real_run import block
 from modelscape.cli import main
-from modelscape.execution.resolve import load_targets
+from modelscape.targets._resolve import load_targets
 
 
 def test_the_targets_file_it_writes_loads_with_its_settings(tmp_path: Path) -> None:

@@ -17,11 +17,11 @@ from hypothesis import strategies as st
 from scipy.spatial import distance as scipy_distance
 
 from modelscape.errors import ExecutionError, SpecError
-from modelscape.execution.resolve import resolve_target
 from modelscape.execution.runner import Runner
 from modelscape.measures import Response
 from modelscape.specs import Spec
-from modelscape.target import TargetOutput
+from modelscape.targets._resolve import resolve_target
+from modelscape.targets.protocol import TargetOutput
 from modelscape.text_measures import (
     EDIT_LIMIT,
     edit_difference,

@@ -25,8 +25,8 @@ from modelscape._yaml import (
 )
 from modelscape.cli import main
 from modelscape.errors import ExecutionError, SpecError, TemplateError
-from modelscape.execution.resolve import load_targets
 from modelscape.specs import Spec
+from modelscape.targets._resolve import load_targets
 from modelscape.templates.lexicon import Lexicon
 
 #: The classic "billion laughs": nine lists of nine aliases of the list before, 9**9 values.
@@ -198,7 +198,7 @@ def test_a_targets_file_bomb_is_an_execution_error(tmp_path: Path) -> None:
 
 
 def test_a_scripted_target_bomb_is_an_execution_error(tmp_path: Path) -> None:
-    from modelscape.execution.resolve import resolve_target
+    from modelscape.targets._resolve import resolve_target
 
     path = tmp_path / "script.yaml"
     path.write_text(BOMB, encoding="utf-8")

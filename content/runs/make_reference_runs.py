@@ -37,8 +37,8 @@ from modelscape.scenario import Scenario
 from modelscape.scenarios import arithmetic, conditioning, evidence
 from modelscape.specs import load_spec, shipped_path
 from modelscape.store import SQLiteStore
-from modelscape.targets.oracle import OracleTarget
-from modelscape.targets.reference import Flip, RandomTarget
+from modelscape.targets._oracle import OracleTarget
+from modelscape.targets._reference import Flip, RandomTarget
 
 HERE = Path(__file__).resolve().parent
 SPECS = HERE.parent / "specs"

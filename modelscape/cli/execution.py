@@ -289,10 +289,10 @@ def run(
     if not targets and targets_file is None:
         raise click.UsageError("name at least one target with --target or --targets")
     from modelscape.execution.config import ExecutionConfig
-    from modelscape.execution.resolve import load_targets, resolve_target
     from modelscape.execution.runner import Runner
     from modelscape.report import Requirement
     from modelscape.store import open_store
+    from modelscape.targets._resolve import load_targets, resolve_target
 
     for text in requirements:  # a typo fails now, not after an hour of calls
         Requirement.parse(text)

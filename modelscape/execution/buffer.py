@@ -23,8 +23,8 @@ from modelscape._model import trusted
 from modelscape.errors import StoreError
 from modelscape.results.records import Observation, PointMeasurement
 from modelscape.store.protocol import Store
-from modelscape.target import TargetOutput
-from modelscape.target.cleaning import clean_text
+from modelscape.targets._cleaning import clean_text
+from modelscape.targets.protocol import TargetOutput
 
 __all__ = ["FLUSH_INTERVAL", "FLUSH_SIZE", "WRITE_RETRIES", "WriteBuffer"]
 

@@ -12,9 +12,9 @@ from typing import NamedTuple
 
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.health import Breaker, FailureKind
-from modelscape.target import Target, TargetError, TargetOutput, TargetRequest
-from modelscape.target.cleaning import Redactor, redact_output
-from modelscape.target.clock import CallClock, clocked
+from modelscape.targets._cleaning import Redactor, redact_output
+from modelscape.targets._clock import CallClock, clocked
+from modelscape.targets.protocol import Target, TargetError, TargetOutput, TargetRequest
 
 __all__ = ["CallResult", "Redactor", "call_with_retries", "redact_output", "run_workers"]
 
@@ -50,7 +50,7 @@ async def call_with_retries(
     ``error`` is set. Only a timeout, an error output and a retryable :class:`TargetError` are
     tried again; any other exception is the target's own bug and fails the observation at once.
     The timeout measures the call, not a target's wait to send it (see
-    :mod:`~modelscape.target.clock`). A provider's ``Retry-After`` is honoured up to
+    :mod:`~modelscape.targets._clock`). A provider's ``Retry-After`` is honoured up to
     ``retry.max_delay``; one beyond it (``inf``, a date in 2100) says "not within this run", so
     the observation fails at once with the provider's words. The whole observation, waits
     included, stays within ``config.budget()``. ``breaker``, when given, learns from every

@@ -17,8 +17,8 @@ from modelscape.errors import ExecutionError
 from modelscape.execution.config import ExecutionConfig
 from modelscape.measures import DifferenceMeasure, PointMetric
 from modelscape.records.stored import AxisRecord, ExperimentRecord, experiment_id, observation_id
-from modelscape.target import Target
-from modelscape.target.shape import AnswerShape
+from modelscape.targets._shape import AnswerShape
+from modelscape.targets.protocol import Target
 from modelscape.task.design import Grid, Sweep
 from modelscape.task.space import TaskSpace, Variant
 from modelscape.task.table import VariantTable

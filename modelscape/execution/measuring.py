@@ -25,7 +25,7 @@ from modelscape.measures import CallableDifference, CallableMetric, KeyedDiffere
 from modelscape.records.stored import difference_id, point_id
 from modelscape.results.records import DifferenceMeasurement, Observation, PointMeasurement
 from modelscape.store.protocol import Store
-from modelscape.target.cleaning import clean_data
+from modelscape.targets._cleaning import clean_data
 from modelscape.task.space import Variant
 from modelscape.task.table import VariantTable
 

@@ -8,7 +8,7 @@ write that fails is retried and never costs another output. A rerun reuses every
 observation without calling its target and asks again for the missing and the failed ones; two
 runs sharing a store split the work through leases (:mod:`~modelscape.execution.feed`).
 
-Every output is cleaned before it is stored or measured (:mod:`~modelscape.target.cleaning`):
+Every output is cleaned before it is stored or measured (:mod:`~modelscape.targets._cleaning`):
 valid Unicode, and the ``redact`` function applied to every piece of its text.
 """
 
@@ -43,9 +43,9 @@ from modelscape.results.records import Observation
 from modelscape.results.results import Results
 from modelscape.store.memory import MemoryStore
 from modelscape.store.protocol import Store
-from modelscape.target.cleaning import Redactor, clean_output
-from modelscape.target.lifecycle import opened
-from modelscape.target.protocol import TargetError, TargetOutput, TargetRequest
+from modelscape.targets._cleaning import Redactor, clean_output
+from modelscape.targets._lifecycle import opened
+from modelscape.targets.protocol import TargetError, TargetOutput, TargetRequest
 from modelscape.task.space import Variant
 
 __all__ = ["FLUSH_INTERVAL", "FLUSH_SIZE", "Progress", "ProgressCallback", "Runner"]

@@ -25,7 +25,7 @@ from modelscape.pages.scenario import show_value
 from modelscape.records.categorical import ABSENT, Categorical
 from modelscape.records.columns import ObservationColumns, PointColumns
 from modelscape.results.results import Results
-from modelscape.target.protocol import TargetOutput
+from modelscape.targets.protocol import TargetOutput
 
 __all__ = ["Embedded", "Long", "cut", "embedded"]
 

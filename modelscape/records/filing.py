@@ -19,7 +19,7 @@ from pydantic import TypeAdapter, ValidationError
 from modelscape.errors import StoreError
 from modelscape.records.categorical import ABSENT, Categorical, Codes, IntArray, Numbers, key
 from modelscape.records.stored import Observation
-from modelscape.target.protocol import TargetOutput
+from modelscape.targets.protocol import TargetOutput
 
 __all__ = [
     "KINDS",

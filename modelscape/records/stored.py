@@ -15,7 +15,7 @@ from pydantic import Field
 from modelscape._identity import AxisValue, Identity, JsonValue, content_id
 from modelscape._model import FrozenModel
 from modelscape.errors import AnalysisError
-from modelscape.target import TargetOutput
+from modelscape.targets.protocol import TargetOutput
 from modelscape.task.space import Scale, Variant
 
 __all__ = [

@@ -48,7 +48,7 @@ from modelscape.records.categorical import ABSENT, Categorical
 from modelscape.records.columns import ObservationColumns, PointColumns
 from modelscape.records.settings import DifferenceSettings
 from modelscape.records.stored import ExperimentRecord
-from modelscape.target.cleaning import clean_text
+from modelscape.targets._cleaning import clean_text
 
 if TYPE_CHECKING:
     import pandas

@@ -25,7 +25,7 @@ from modelscape.report.power import card_power
 from modelscape.report.provenance import TargetProvenance
 from modelscape.report.report import Report
 from modelscape.site.content import slug
-from modelscape.targets.names import REFERENCE_TARGETS
+from modelscape.targets._reference_kinds import REFERENCE_TARGETS
 
 __all__ = [
     "ALL",

@@ -67,7 +67,7 @@ def _target_extras(targets: Sequence[str]) -> list[str]:
     """The extras of this distribution that the targets' kinds need (``providers``, ...)."""
     # Imported here: the registry reads entry points, which writing a workflow rarely needs.
     from modelscape.errors import ExecutionError
-    from modelscape.target.registry import find_provider
+    from modelscape.targets.registry import find_provider
 
     extras = set()
     for target in targets:

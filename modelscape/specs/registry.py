@@ -268,7 +268,7 @@ def listed(folder: Path | None = None) -> tuple[Listed, ...]:
 # -- resolving a reference ----------------------------------------------------------------------
 def _python(reference: str) -> Scenario:
     """A scenario named in Python: ``module:NAME``, ``file.py:NAME`` or just ``file.py``."""
-    from modelscape.execution.resolve import load_object
+    from modelscape.targets._resolve import load_object
 
     if reference.endswith(".py"):
         return _onlyscenario_in(Path(reference))

@@ -20,7 +20,7 @@ from modelscape.records.columns import ObservationColumns, PointColumns
 from modelscape.records.stored import DifferenceMeasurement, ExperimentRecord, Observation
 from modelscape.store.damage import lenient_rows
 from modelscape.store.protocol import holder_alive
-from modelscape.target import TargetOutput, Usage
+from modelscape.targets.protocol import TargetOutput, Usage
 from modelscape.task.space import Variant
 
 __all__ = [

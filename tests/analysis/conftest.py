@@ -26,11 +26,12 @@ import pytest
 
 from modelscape._identity import AxisValue, JsonValue
 from modelscape.answers import json_field
-from modelscape.execution import CallableTarget, Runner, TargetRequest
+from modelscape.execution import Runner
 from modelscape.measures import CallableDifference, KeyedDifference, Response
 from modelscape.results.results import Results
 from modelscape.scenario import Scenario
 from modelscape.stats import Inference
+from modelscape.targets import CallableTarget, TargetRequest
 from modelscape.task.design import Grid, Sweep
 from modelscape.templates.template import Template
 

@@ -13,7 +13,7 @@ import numpy as np
 from modelscape._identity import AxisValue
 from modelscape.results.records import Observation
 from modelscape.results.results import Results
-from modelscape.target import TargetOutput
+from modelscape.targets.protocol import TargetOutput
 from tests.analysis.conftest import ANSWER
 
 Distance = Callable[[TargetOutput, TargetOutput], float]

@@ -19,13 +19,14 @@ from modelscape.analysis.cells import MeasureView
 from modelscape.analysis.ids import IdRows, first_occurrences
 from modelscape.analysis.prepared import prepare
 from modelscape.analysis.profiles import _comparand
-from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
+from modelscape.execution import ExecutionConfig, RetryPolicy, Runner
 from modelscape.records.grid import row_means
 from modelscape.records.run import RunRecords
 from modelscape.report.report import build_report
 from modelscape.results.results import Results
 from modelscape.stats import Inference
-from modelscape.target import TargetRequest
+from modelscape.targets import CallableTarget
+from modelscape.targets.protocol import TargetRequest
 from tests.analysis.conftest import TARGETS, _reply, _target, scenario
 
 

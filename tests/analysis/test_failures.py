@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
+from modelscape.execution import ExecutionConfig, RetryPolicy, Runner
 from modelscape.results.results import Results
-from modelscape.target import TargetRequest
+from modelscape.targets import CallableTarget
+from modelscape.targets.protocol import TargetRequest
 from tests.analysis.conftest import FAST, TARGETS, _target, scenario
 
 

@@ -10,8 +10,8 @@ from modelscape.results.results import Results
 from modelscape.scenario import Scenario
 from modelscape.specs import load_spec
 from modelscape.stats import Inference
-from modelscape.targets.oracle import OracleTarget
-from modelscape.targets.reference import Flip
+from modelscape.targets._oracle import OracleTarget
+from modelscape.targets._reference import Flip
 
 INFERENCE = Inference(permutations=4000, resamples=1000)
 

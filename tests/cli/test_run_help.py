@@ -5,7 +5,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from modelscape.cli import main
-from modelscape.target.registry import provider_kinds
+from modelscape.targets.registry import provider_kinds
 
 
 def test_run_help_lists_every_registered_target_kind() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 
-from modelscape.target import TargetRequest
+from modelscape.targets.protocol import TargetRequest
 
 
 def _share(request: TargetRequest, salt: str) -> float:

@@ -17,10 +17,10 @@ import random
 import sys
 import time
 
-from modelscape.execution.callable import CallableTarget
 from modelscape.execution.runner import Progress, Runner
 from modelscape.store.sqlite import SQLiteStore
-from modelscape.target import TargetOutput, TargetRequest
+from modelscape.targets._callable import CallableTarget
+from modelscape.targets.protocol import TargetOutput, TargetRequest
 from tests.support.mapping_space import experiment, planted
 
 

@@ -12,11 +12,11 @@ from collections.abc import Callable
 import pytest
 from pydantic import ValidationError
 
-from modelscape.execution.callable import CallableTarget
 from modelscape.execution.calls import CallResult, call_with_retries
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.health import Breaker
-from modelscape.target import TargetError, TargetOutput, TargetRequest
+from modelscape.targets._callable import CallableTarget
+from modelscape.targets.protocol import TargetError, TargetOutput, TargetRequest
 from modelscape.task.prompt import Prompt
 
 REQUEST = TargetRequest(prompt=Prompt.of("question"), seed=1)

@@ -106,7 +106,7 @@ def test_junit_without_requirements_is_a_usage_error(tmp_path: Path) -> None:
 
 def failing_half(request: object) -> str:
     """Fails every call whose seed hint is odd."""
-    from modelscape.target import TargetError
+    from modelscape.targets.protocol import TargetError
 
     if request.seed % 2:  # type: ignore[attr-defined]
         raise TargetError("odd seed refused", retryable=False)

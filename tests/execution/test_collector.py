@@ -15,11 +15,11 @@ import pytest
 
 from modelscape._collector import RUN_THRESHOLDS, paced_collector
 from modelscape.errors import ExecutionError
-from modelscape.execution.callable import CallableTarget
 from modelscape.execution.runner import Runner
 from modelscape.measures import CallableMetric
 from modelscape.store.memory import MemoryStore
-from modelscape.target import TargetOutput, TargetRequest
+from modelscape.targets._callable import CallableTarget
+from modelscape.targets.protocol import TargetOutput, TargetRequest
 from tests.support.mapping_space import experiment, planted
 
 DEFAULTS = (700, 10, 10)

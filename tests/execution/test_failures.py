@@ -13,13 +13,13 @@ import pytest
 
 from modelscape.errors import StoreError
 from modelscape.execution import buffer as write_buffer
-from modelscape.execution.callable import CallableTarget
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.runner import Progress, Runner
 from modelscape.results.records import Observation
 from modelscape.store.memory import MemoryStore
 from modelscape.store.sqlite import SQLiteStore
-from modelscape.target import TargetError, TargetOutput, TargetRequest
+from modelscape.targets._callable import CallableTarget
+from modelscape.targets.protocol import TargetError, TargetOutput, TargetRequest
 from tests.support.mapping_space import FAST, experiment, planted
 
 

@@ -10,7 +10,7 @@ import pytest
 from modelscape._identity import Identity, JsonValue
 from modelscape.execution.runner import Runner
 from modelscape.store.memory import MemoryStore
-from modelscape.target import IdentifiedTarget, Target, TargetOutput, TargetRequest
+from modelscape.targets.protocol import IdentifiedTarget, Target, TargetOutput, TargetRequest
 from tests.support.mapping_space import experiment
 
 
@@ -110,7 +110,7 @@ def test_one_target_given_twice_is_opened_once() -> None:
     target = Recorded("twice", events)
 
     async def main() -> None:
-        from modelscape.target.lifecycle import opened
+        from modelscape.targets._lifecycle import opened
 
         async with opened([target, target]):
             assert events == ["open twice"]

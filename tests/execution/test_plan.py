@@ -14,7 +14,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from modelscape.execution import feed, plan
-from modelscape.execution.callable import CallableTarget
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.experiment import Experiment, ObservationIds, PlannedObservation
 from modelscape.execution.plan import Ids
@@ -24,7 +23,8 @@ from modelscape.measures import CallableMetric
 from modelscape.records.stored import observation_id
 from modelscape.results.results import Results
 from modelscape.store.memory import MemoryStore
-from modelscape.target import TargetOutput, TargetRequest
+from modelscape.targets._callable import CallableTarget
+from modelscape.targets.protocol import TargetOutput, TargetRequest
 from tests.support.mapping_space import FAST, Counting, experiment, planted
 
 HEX = st.text("0123456789abcdef", min_size=0, max_size=20)

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from modelscape.errors import ExecutionError
-from modelscape.execution.callable import CallableTarget
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.experiment import Experiment
 from modelscape.execution.measuring import measure_pairs
@@ -24,7 +23,8 @@ from modelscape.store import Store
 from modelscape.store.memory import MemoryStore
 from modelscape.store.protocol import StoredRun
 from modelscape.store.sqlite import SQLiteStore
-from modelscape.target import TargetError, TargetOutput, TargetRequest
+from modelscape.targets._callable import CallableTarget
+from modelscape.targets.protocol import TargetError, TargetOutput, TargetRequest
 from tests.support.mapping_space import FAST, Counting, experiment, planted, scenario
 
 
@@ -373,15 +373,16 @@ def test_experiment_id_depends_on_what_is_asked() -> None:
     assert experiment([planted("other")]).id != run.id
 
 
-def test_the_package_exports_runner_experiment_and_resolver() -> None:
+def test_the_package_exports_runner_and_experiment_and_no_target() -> None:
     import modelscape.execution as execution
     from modelscape.execution import experiment as experiments
-    from modelscape.execution import resolve, runner
+    from modelscape.execution import runner
 
     assert execution.Runner is runner.Runner
     assert execution.Progress is runner.Progress
     assert execution.Experiment is experiments.Experiment
-    assert execution.resolve_target is resolve.resolve_target
+    # Targets have one home, modelscape.targets; execution does not name them again.
+    assert not {"CallableTarget", "resolve_target", "TargetRequest"} & set(execution.__all__)
     with pytest.raises(AttributeError, match=r"'modelscape\.execution' has no attribute 'Nothing'"):
         execution.Nothing  # noqa: B018
 

@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from modelscape.execution.callable import CallableTarget
 from modelscape.execution.runner import Runner
 from modelscape.store.sqlite import SQLiteStore
-from modelscape.target import TargetOutput, TargetRequest
+from modelscape.targets._callable import CallableTarget
+from modelscape.targets.protocol import TargetOutput, TargetRequest
 from modelscape.task.space import TaskSpace, Variant
 from modelscape.task.table import VariantTable
 from tests.support.mapping_space import FAST, experiment, planted, space

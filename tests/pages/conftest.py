@@ -16,13 +16,14 @@ from typing import Any
 import pytest
 
 from modelscape import lexicons
-from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
+from modelscape.execution import ExecutionConfig, RetryPolicy, Runner
 from modelscape.report import Report
 from modelscape.results.results import Results
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
-from modelscape.target import TargetRequest
-from modelscape.targets.reference import Flip, PlantedTarget, ScriptedTarget
+from modelscape.targets import CallableTarget
+from modelscape.targets._reference import Flip, PlantedTarget, ScriptedTarget
+from modelscape.targets.protocol import TargetRequest
 from tests.support.browsertools import axe_source as read_axe
 from tests.support.browsertools import chromium, vnu_command
 

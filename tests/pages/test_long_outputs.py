@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from modelscape.execution import CallableTarget, Runner, TargetRequest
+from modelscape.execution import Runner
 from modelscape.pages import ReportPage
 from modelscape.pages.evidence import OUTPUT_LIMIT
 from modelscape.report import Report
@@ -25,6 +25,7 @@ from modelscape.results.results import Results
 from modelscape.site import build_site
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
+from modelscape.targets import CallableTarget, TargetRequest
 from tests.pages.parsing import parse
 from tests.site.sitetools import make_content
 

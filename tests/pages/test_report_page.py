@@ -21,7 +21,7 @@ from modelscape.report import Report
 from modelscape.results.results import Results
 from modelscape.specs import Spec, load_spec
 from modelscape.store import SQLiteStore
-from modelscape.targets.reference import Flip
+from modelscape.targets._reference import Flip
 from tests.pages.conftest import Run, _planted
 from tests.pages.parsing import inline_notes, parse
 from tests.support.runs import KINDS, report_of
@@ -399,8 +399,9 @@ def test_a_report_of_one_target_has_its_profile_chart(run: Run) -> None:
 
 
 def test_structured_outputs_are_embedded_as_pretty_json(tmp_path: Path) -> None:
-    from modelscape.execution import CallableTarget, Runner
+    from modelscape.execution import Runner
     from modelscape.specs import load_spec
+    from modelscape.targets import CallableTarget
 
     scenario = load_spec("pressure").scenario()
     target = CallableTarget(lambda request: {"answer": True, "why": "é"}, name="structured")

@@ -19,7 +19,7 @@ from modelscape.pages.scenario import word_diff
 from modelscape.specs import load_spec
 from modelscape.stats import Inference
 from modelscape.store import SQLiteStore
-from modelscape.targets.reference import Flip, ScriptedTarget
+from modelscape.targets._reference import Flip, ScriptedTarget
 from tests.pages.conftest import Opened, Run, _planted, _run
 from tests.support.browsertools import chromium
 

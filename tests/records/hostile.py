@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from pydantic import BaseModel
 
 from modelscape._identity import AxisValue, JsonValue
-from modelscape.execution import CallableTarget, Experiment
+from modelscape.execution import Experiment
 from modelscape.execution.measuring import difference_id, point_id
 from modelscape.measures import CallableDifference, CallableMetric, MeasureValue, Response
 from modelscape.records.stored import (
@@ -29,7 +29,8 @@ from modelscape.records.stored import (
     PointMeasurement,
     observation_id,
 )
-from modelscape.target import TargetOutput, TargetRequest, Usage
+from modelscape.targets import CallableTarget
+from modelscape.targets.protocol import TargetOutput, TargetRequest, Usage
 from modelscape.task import Axis, Task, TaskSpace, attribute, perturbation
 from modelscape.task.space import Variant
 

@@ -1,6 +1,6 @@
 """What a run stores is exactly what its targets returned, cleaned as documented, in every store.
 
-Outputs cross into a store through one boundary (:mod:`modelscape.target.cleaning`): lone
+Outputs cross into a store through one boundary (:mod:`modelscape.targets._cleaning`): lone
 surrogates become U+FFFD (a pair split over two code points is joined), NaN and infinities
 become None, and everything else is kept as it is, NUL, ``</script>`` and right-to-left marks
 included. These properties run the hostile experiment of :mod:`tests.records.hostile` into
@@ -28,8 +28,8 @@ from modelscape.execution.measuring import difference_id, point_id
 from modelscape.records.stored import observation_id
 from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore, Store
-from modelscape.target import TargetOutput
-from modelscape.target.cleaning import clean_data, clean_output, clean_text
+from modelscape.targets._cleaning import clean_data, clean_output, clean_text
+from modelscape.targets.protocol import TargetOutput
 from modelscape.task import Axis, TaskSpace
 from tests.records import hostile
 from tests.records.hostile import SCORES, TARGETS, dumps, fields, same, typed

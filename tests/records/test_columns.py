@@ -22,7 +22,7 @@ from modelscape.records.categorical import Categorical, Codes
 from modelscape.records.columns import ObservationColumns, PointColumns
 from modelscape.records.stored import Observation
 from modelscape.store import SQLiteStore
-from modelscape.target.cleaning import clean_output
+from modelscape.targets._cleaning import clean_output
 from tests.records import hostile
 from tests.records.hostile import RECORD, VARIANTS, dumps, same, typed
 

@@ -15,13 +15,14 @@ from pathlib import Path
 import pytest
 
 from modelscape.errors import StoreError
-from modelscape.execution import CallableTarget, ExecutionConfig, Experiment, RetryPolicy, Runner
+from modelscape.execution import ExecutionConfig, Experiment, RetryPolicy, Runner
 from modelscape.execution.measuring import difference_id
 from modelscape.measures import CallableMetric
 from modelscape.records.stored import DifferenceMeasurement, Observation, observation_id
 from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore, Store
-from modelscape.target import TargetOutput, Usage
+from modelscape.targets import CallableTarget
+from modelscape.targets.protocol import TargetOutput, Usage
 from tests.records.hostile import RECORD, VARIANTS, nest
 from tests.support.mapping_space import space
 

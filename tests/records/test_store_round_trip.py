@@ -39,8 +39,8 @@ from modelscape.records.stored import (
 )
 from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore, Store
-from modelscape.target import TargetOutput
-from modelscape.target.cleaning import clean_data, clean_output
+from modelscape.targets._cleaning import clean_data, clean_output
+from modelscape.targets.protocol import TargetOutput
 from tests.records import hostile
 from tests.records.hostile import RECORD, VARIANTS, dumps, fields, same, typed
 
@@ -89,7 +89,7 @@ def by_id(records: Any) -> list[Any]:
 
 
 # -- what is saved --------------------------------------------------------------------------------
-#: Outputs as a run stores them: cleaned at the boundary (see modelscape.target.cleaning).
+#: Outputs as a run stores them: cleaned at the boundary (see modelscape.targets._cleaning).
 clean_outputs = hostile.raw_outputs().map(clean_output)
 #: Point values a run can store: no NaN (a metric's NaN is stored as no value).
 clean_values = st.none() | hostile.finite | st.sampled_from([math.inf, -math.inf])

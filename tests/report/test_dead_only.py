@@ -11,12 +11,13 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from modelscape.cli import main
-from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
+from modelscape.execution import ExecutionConfig, RetryPolicy, Runner
 from modelscape.report import Report
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
-from modelscape.target import TargetRequest
-from tests.providers.loopback import free_port
+from modelscape.targets import CallableTarget
+from modelscape.targets.protocol import TargetRequest
+from tests.targets.providers.loopback import free_port
 
 
 def refused(request: TargetRequest) -> str:

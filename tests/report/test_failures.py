@@ -9,14 +9,15 @@ import pytest
 from click.testing import CliRunner
 
 from modelscape.cli import main
-from modelscape.execution import CallableTarget, ExecutionConfig, RetryPolicy, Runner
+from modelscape.execution import ExecutionConfig, RetryPolicy, Runner
 from modelscape.report import Report, Requirement
 from modelscape.results.results import Results
 from modelscape.specs import load_spec
 from modelscape.stats import Inference
 from modelscape.store import SQLiteStore
-from modelscape.target import TargetRequest
-from modelscape.targets.oracle import OracleTarget
+from modelscape.targets import CallableTarget
+from modelscape.targets._oracle import OracleTarget
+from modelscape.targets.protocol import TargetRequest
 
 INFERENCE = Inference(permutations=2000, resamples=200)
 CONTENT = Path(__file__).resolve().parents[2] / "content" / "runs"

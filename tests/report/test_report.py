@@ -20,8 +20,8 @@ from modelscape.scenario import Scenario
 from modelscape.specs import load_spec
 from modelscape.stats import Inference
 from modelscape.store import SQLiteStore
-from modelscape.targets.oracle import OracleTarget
-from modelscape.targets.reference import Flip
+from modelscape.targets._oracle import OracleTarget
+from modelscape.targets._reference import Flip
 
 INFERENCE = Inference(permutations=4000, resamples=500)
 

@@ -17,12 +17,13 @@ import pytest
 from click.testing import CliRunner
 
 from modelscape.cli import main
-from modelscape.execution import CallableTarget, ExecutionConfig, Runner
+from modelscape.execution import ExecutionConfig, Runner
 from modelscape.pages import ReportPage
 from modelscape.report import Report, Requirement
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
-from modelscape.target import TargetRequest
+from modelscape.targets import CallableTarget
+from modelscape.targets.protocol import TargetRequest
 
 
 def steady(request: TargetRequest) -> str:

@@ -27,8 +27,8 @@ from modelscape.execution.runner import Runner
 from modelscape.records.stored import DifferenceMeasurement, Observation, PointMeasurement
 from modelscape.results.results import Results
 from modelscape.store import SQLiteStore
-from modelscape.target import TargetOutput
-from modelscape.target.cleaning import clean_data, clean_output
+from modelscape.targets._cleaning import clean_data, clean_output
+from modelscape.targets.protocol import TargetOutput
 from modelscape.text_measures import edit_difference
 from tests.records import hostile
 from tests.records.hostile import RECORD, VARIANTS, same, typed

@@ -30,7 +30,7 @@ from modelscape.results import records as shim
 from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore
 from modelscape.store.protocol import StoredRun
-from modelscape.target.cleaning import clean_data, clean_output
+from modelscape.targets._cleaning import clean_data, clean_output
 from tests.records import hostile
 from tests.records.hostile import LABELS, RECORD, VARIANTS, dumps, same, typed
 

@@ -15,12 +15,13 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from modelscape._identity import JsonValue
-from modelscape.execution import CallableTarget, Runner
+from modelscape.execution import Runner
 from modelscape.site import build_site
 from modelscape.site.catalog import Catalog, Headline, RunSummary
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
-from modelscape.target import TargetOutput, TargetRequest
+from modelscape.targets import CallableTarget
+from modelscape.targets.protocol import TargetOutput, TargetRequest
 from tests.site.sitetools import RUN, make_content
 
 #: Names a spreadsheet would run as a formula, and one a browser would parse as markup.

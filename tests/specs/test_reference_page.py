@@ -12,8 +12,8 @@ import yaml
 from modelscape.execution.runner import Runner
 from modelscape.specs import Spec
 from modelscape.store import MemoryStore
-from modelscape.target import TargetOutput
-from modelscape.targets.oracle import OracleTarget
+from modelscape.targets._oracle import OracleTarget
+from modelscape.targets.protocol import TargetOutput
 
 PAGE = Path(__file__).parents[2] / "content" / "pages" / "spec-reference.md"
 TEXT = PAGE.read_text(encoding="utf-8")

@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from modelscape.cli import main
 from modelscape.errors import ExecutionError, SpecError
-from modelscape.execution.resolve import resolve_target
 from modelscape.specs import Spec
+from modelscape.targets._resolve import resolve_target
 
 SPEC = """\
 name: late

@@ -9,7 +9,7 @@ from pathlib import Path
 from modelscape.execution.runner import Runner
 from modelscape.results.records import Observation
 from modelscape.store.sqlite import SQLiteStore
-from modelscape.target import TargetOutput
+from modelscape.targets.protocol import TargetOutput
 from tests.support.mapping_space import experiment, planted
 from tests.support.readonly import run_with_read_only
 

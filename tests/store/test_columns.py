@@ -22,7 +22,7 @@ from modelscape.store.protocol import canonical_order
 from modelscape.store.rows import observation_of
 from modelscape.store.snapshot import read_snapshot
 from modelscape.store.sqlite import SQLiteStore
-from modelscape.target import TargetOutput, Usage
+from modelscape.targets.protocol import TargetOutput, Usage
 from tests.support.mapping_space import experiment, planted
 
 RUN = experiment([planted("a"), planted("b")], repetitions=2)

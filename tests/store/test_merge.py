@@ -11,12 +11,12 @@ from click.testing import CliRunner
 from modelscape.cli import Group
 from modelscape.cli.merge import register
 from modelscape.errors import StoreError
-from modelscape.execution.callable import CallableTarget
 from modelscape.execution.runner import Runner
 from modelscape.execution.shard import Shard
 from modelscape.store.merge import merge_stores
 from modelscape.store.sqlite import SQLiteStore
-from modelscape.target import TargetError, TargetOutput, TargetRequest
+from modelscape.targets._callable import CallableTarget
+from modelscape.targets.protocol import TargetError, TargetOutput, TargetRequest
 from tests.support.mapping_space import FAST, planted, scenario
 
 

@@ -287,9 +287,9 @@ def _without_defaults(data: dict[str, Any], model: type[BaseModel]) -> int:
 def test_records_without_later_fields_load_with_their_defaults(tmp_path: Path) -> None:
     """A record an earlier release wrote lacks the optional fields added since; reading it
     fills them with their defaults, as validation would."""
-    from modelscape.execution.callable import CallableTarget
     from modelscape.results.records import Observation
-    from modelscape.target import TargetOutput, TargetRequest, Usage
+    from modelscape.targets._callable import CallableTarget
+    from modelscape.targets.protocol import TargetOutput, TargetRequest, Usage
 
     def counted(request: TargetRequest) -> TargetOutput:
         usage = Usage(input_tokens=0, output_tokens=3)

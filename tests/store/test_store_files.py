@@ -249,8 +249,8 @@ def test_a_lease_of_another_users_live_process_holds(tmp_path: Path) -> None:
 def test_two_runners_on_one_store_pay_once_for_each_observation(tmp_path: Path) -> None:
     import asyncio
 
-    from modelscape.execution.callable import CallableTarget
-    from modelscape.target import TargetOutput, TargetRequest
+    from modelscape.targets._callable import CallableTarget
+    from modelscape.targets.protocol import TargetOutput, TargetRequest
 
     calls: list[int] = []
     rule = planted("shared")

@@ -19,11 +19,11 @@ import random
 from typing import Any
 
 from modelscape._identity import JsonValue
-from modelscape.execution import CallableTarget
 from modelscape.scenario import Scenario
-from modelscape.target import TargetOutput, TargetRequest, Usage
-from modelscape.targets.oracle import OracleTarget
-from modelscape.targets.reference import Flip, RandomTarget
+from modelscape.targets import CallableTarget
+from modelscape.targets._oracle import OracleTarget
+from modelscape.targets._reference import Flip, RandomTarget
+from modelscape.targets.protocol import TargetOutput, TargetRequest, Usage
 
 NOISE = 0.05
 #: What the random target picks from when the answer has no choices (arithmetic's numbers).

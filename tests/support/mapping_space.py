@@ -11,12 +11,12 @@ from collections import Counter
 from typing import Any
 
 from modelscape import answers
-from modelscape.execution.callable import CallableTarget
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.experiment import Experiment
 from modelscape.scenario import Scenario
-from modelscape.target import Target, TargetOutput, TargetRequest
-from modelscape.targets.reference import Flip, PlantedTarget
+from modelscape.targets._callable import CallableTarget
+from modelscape.targets._reference import Flip, PlantedTarget
+from modelscape.targets.protocol import Target, TargetOutput, TargetRequest
 from modelscape.task import Axis, Task, TaskSpace, attribute, perturbation
 
 

@@ -20,9 +20,9 @@ from modelscape import answers
 from modelscape.errors import ExecutionError
 from modelscape.scenario import Scenario
 from modelscape.specs import load_spec
-from modelscape.target import TargetError, TargetOutput, TargetRequest
 from modelscape.targets import Flip, reference_target
-from modelscape.targets.oracle import OracleTarget
+from modelscape.targets._oracle import OracleTarget
+from modelscape.targets.protocol import TargetError, TargetOutput, TargetRequest
 from modelscape.task.coordinate import same_value
 from modelscape.task.space import Variant
 from tests.support.mapping_space import space

@@ -18,8 +18,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from modelscape._identity import canonical_json
-from modelscape.target.protocol import IdentifiedTarget
-from modelscape.target.registry import find_provider
 from modelscape.targets import (
     REFERENCE_TARGETS,
     ConstantTarget,
@@ -30,7 +28,9 @@ from modelscape.targets import (
     ScriptedTarget,
     reference_target,
 )
-from modelscape.targets.oracle import OracleTarget
+from modelscape.targets._oracle import OracleTarget
+from modelscape.targets.protocol import IdentifiedTarget
+from modelscape.targets.registry import find_provider
 from tests.records import hostile
 from tests.support.mapping_space import scenario
 

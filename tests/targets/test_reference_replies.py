@@ -22,7 +22,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from modelscape.errors import ExecutionError
-from modelscape.target import Target, TargetError, TargetOutput, TargetRequest
 from modelscape.targets import (
     ConstantTarget,
     EchoTarget,
@@ -32,6 +31,7 @@ from modelscape.targets import (
     ScriptedTarget,
     reference_target,
 )
+from modelscape.targets.protocol import Target, TargetError, TargetOutput, TargetRequest
 from modelscape.task.prompt import Message, Prompt
 from tests.records import hostile
 
