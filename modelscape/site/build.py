@@ -204,7 +204,7 @@ def _refuse_warnings(result: BuildResult, strict: bool) -> None:
     if strict and result.warnings:
         raise SiteError(
             f"{len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''} "
-            "(--strict), nothing written:\n  - " + "\n  - ".join(result.warnings)
+            "(--strict), nothing written:\n  - " + "\n  - ".join(map(str, result.warnings))
         )
 
 
