@@ -20,10 +20,10 @@ from click.testing import CliRunner
 
 import modelscape.site.ownership
 from modelscape.cli import main
+from modelscape.scaffold.serve import SiteServer
 from modelscape.site import SiteError, build_site
 from modelscape.site.manifest import MANIFEST
 from modelscape.site.ownership import MARKER
-from modelscape.site.serve import SiteServer
 from tests.site.hostile import Sandbox
 from tests.site.links import fetch
 

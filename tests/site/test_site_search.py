@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
+from modelscape.scaffold.project import pages_workflow
 from modelscape.site import SiteError, build_site
 from modelscape.site import build as build_module
 from modelscape.site import search as search_module
 from modelscape.site.manifest import OutputRecord
-from modelscape.site.scaffold import pages_workflow
 from modelscape.site.search import (
     PAGEFIND,
     REQUIREMENT,
