@@ -61,8 +61,11 @@ def quoted(error: BaseException | str, root: Path) -> str:
     folder's path written relative to it: a message is kept as it is made, so it must not hold
     where the content folder happened to be."""
     text = str(error)
+    # Only absolute forms: a relative one ("./" for a content folder given as ".") would
+    # also match inside other paths of the text.
     for _name, base in _bases(root):
-        text = text.replace(base, "")
+        if os.path.isabs(base):
+            text = text.replace(base, "")
     return text
 
 
