@@ -287,7 +287,7 @@ def _report(arguments, site, markdown, made, cold, warm, one, fresh) -> None:  #
     else:
         print("search (Pagefind) none: pip install 'modelscape-map[search]' to make it")
     if cold.warnings:
-        print("first warning:", cold.warnings[0][:300])
+        print("first warning:", str(cold.warnings[0])[:300])
 
 
 if __name__ == "__main__":

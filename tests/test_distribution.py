@@ -17,7 +17,7 @@ import pytest
 import yaml
 
 from modelscape._version import DISTRIBUTION, __version__, requirement
-from modelscape.site import init_site
+from modelscape.scaffold import init_site
 from modelscape.site.search import REQUIREMENT
 from modelscape.targets.registry import find_provider, provider_kinds
 

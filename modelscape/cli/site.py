@@ -91,7 +91,8 @@ def build(
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 def serve(content: Path, output: Path, port: int) -> None:
     """Preview the site of CONTENT on 127.0.0.1, rebuilt and reloaded on every change."""
-    from modelscape.site import BuildResult, serve_site
+    from modelscape.scaffold import serve_site
+    from modelscape.site import BuildResult
 
     def report(outcome: BuildResult | Exception) -> None:
         if isinstance(outcome, Exception):
@@ -141,7 +142,7 @@ def init(
     modelscape that runs it, so pushing to GitHub builds and deploys the site with no release
     published anywhere; --from-index installs the release by name instead.
     """
-    from modelscape.site import init_site
+    from modelscape.scaffold import init_site
 
     if shards is not None and not targets:
         raise click.UsageError("--shards runs targets: name them with --target")

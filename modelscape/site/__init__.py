@@ -8,14 +8,21 @@
   :mod:`~modelscape.site.render`: the pages, how each is made, and the site frame
 - :mod:`~modelscape.site.markdown`: markdown pages, raw HTML off
 - :mod:`~modelscape.site.manifest`: what a build made, for incremental rebuilds
+- :mod:`~modelscape.site.warning`: ``BuildWarning``, a problem at a file and line
 - :mod:`~modelscape.site.build`: ``build_site``
-- :mod:`~modelscape.site.serve`: ``serve_site``, a local preview that rebuilds and reloads
-- :mod:`~modelscape.site.scaffold`: ``init_site``, a new site project with its Pages workflow
+
+A new site project (``init_site``) and the local preview (``serve_site``) are
+:mod:`modelscape.scaffold`'s.
 """
 
 from modelscape.site.build import BuildResult, build_site
 from modelscape.site.config import SiteConfig, SiteError
-from modelscape.site.scaffold import init_site
-from modelscape.site.serve import serve_site
+from modelscape.site.warning import BuildWarning
 
-__all__ = ["BuildResult", "SiteConfig", "SiteError", "build_site", "init_site", "serve_site"]
+__all__ = [
+    "BuildResult",
+    "BuildWarning",
+    "SiteConfig",
+    "SiteError",
+    "build_site",
+]

@@ -1,9 +1,19 @@
 """``modelscape build``: a content folder rendered into a static site, incrementally.
 
-The build first plans every output file with the hash of what it is made from (see
-:mod:`modelscape.site.manifest`), then renders only the outputs whose hash changed or whose
-file is missing, removes the files of outputs that no longer exist, and rewrites the search
-index and sitemap. Every link of every page is checked against the files of the site.
+:func:`build_site` reads as its stages:
+
+1. content (:mod:`~modelscape.site.content`): the settings, pages, specs and runs, with the
+   warnings met finding them; and the output folder with what the last build left in it;
+2. pages (:mod:`~modelscape.site.plan`): every output file as a job, with the hash of what it
+   is made from;
+3. render (:mod:`~modelscape.site.workers`): the jobs whose hash changed or whose file is
+   missing, each returning what it made (file, search entry, files beside it, warnings);
+4. output (:mod:`~modelscape.site.incremental`): the files written into a staged copy of the
+   output folder, the outputs that no longer exist removed, the search index and sitemap
+   rewritten, every link checked, and the manifest kept for the next build.
+
+A build with nothing changed stops before stage 2, from the manifest alone (see
+:mod:`modelscape.site.unchanged`), and one whose plan is the last build's stops before stage 3.
 
 Site layout::
 
@@ -24,6 +34,7 @@ import hashlib
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import modelscape
@@ -140,57 +151,133 @@ def build_site(
     """
     started = time.perf_counter()
     root, folder = Path(content), Path(output)
+
+    # 1. Content: the settings, pages, specs and runs the folder holds, and the folder the
+    #    site goes to (one a build made, or nothing), with what the last build left there.
     found = discover(root, base_url=base_url)
     _check_folders(root, folder, found.config.theme)
     taken = claim(folder, force=force)
-    limit = max_file_mb if max_file_mb is not None else found.config.max_file_mb
-    known = Manifest.load(folder)
-    manifest = Manifest() if force else known
-    state = inspect(folder, known.outputs, read_signatures(folder, known.seal))
-    site_theme = root / found.config.theme if found.config.theme else None
-    theme = Theme(site_theme, content=root)
-    pagefind = pagefind_version() if pagefind_installed() else None
-    scenarios = plugins()
-    label = _labels(root, theme)
-    inputs = fingerprint(
-        found, label=label, theme=theme.digest, limit=limit, pagefind=pagefind, scenarios=scenarios
+    last = _LastBuild.read(folder, force=force)
+    setting = _Setting.of(found, max_file_mb=max_file_mb)
+    notes = _notes(found, setting.pagefind is not None)
+
+    # Nothing changed since the last build: answered from the manifest before any page code
+    # is loaded (see modelscape.site.unchanged).
+    result = quick_result(
+        found,
+        folder,
+        last.manifest,
+        setting.fingerprint(found),
+        _bases(root, setting.theme),
+        last.state,
     )
-    notes = _notes(found, pagefind is not None)
-    result = quick_result(found, folder, manifest, inputs, _bases(root, theme), state)
-    if result is None:
-        # Planned against the output folder as it is, which the staged copy starts from.
-        build = IncrementalBuild(
-            found,
-            folder,
-            manifest,
-            theme,
-            label=label,
-            known=known,
-            state=state,
-            taken=taken,
-            pagefind=pagefind,
-            limit=limit,
-            workers=workers,
-        )
-        if build.kept and own_scenarios(build.registered, scenarios):
-            build.inputs = inputs
-        result = build.unchanged(notes)
-        if result is None:
-            with staged(folder, state.intact) as stage:
-                result = build.write(stage, notes)
-                result.output = folder
-                _refuse_warnings(result, strict)
-            # Taken now that the old folder is gone (which changed the kept files' change
-            # times): what the next build compares the files with.
-            write_signatures(folder, build.seal, signatures(folder, build.paths))
-            result.seconds = time.perf_counter() - started
-            return result
-    else:
+    if result is not None:
         result.notes.extend(notes)
-    _refuse_warnings(result, strict)
-    _recheck(folder, known, state)
+        _refuse_warnings(result, strict)
+        _recheck(folder, last.known, last.state)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    # 2. Pages: every output of the site planned, each with the hash of what it is made from.
+    build = _plan(found, folder, last, setting, taken=taken, workers=workers)
+    result = build.unchanged(notes)
+    if result is not None:  # the same plan as the last build's, every file intact
+        _refuse_warnings(result, strict)
+        _recheck(folder, last.known, last.state)
+        result.seconds = time.perf_counter() - started
+        return result
+
+    # 3. Render and 4. write the output: the outputs whose hash changed are made, into a copy
+    #    of the output folder that replaces it only when the build succeeds.
+    with staged(folder, last.state.intact) as stage:
+        result = build.write(stage, notes)
+        result.output = folder
+        _refuse_warnings(result, strict)
+    # Taken now that the old folder is gone (which changed the kept files' change times):
+    # what the next build compares the files with.
+    write_signatures(folder, build.seal, signatures(folder, build.paths))
     result.seconds = time.perf_counter() - started
     return result
+
+
+@dataclass(frozen=True)
+class _LastBuild:
+    """What the last build left in the output folder: its manifest (``known``), the manifest
+    this build reuses (empty when forced), and the folder's files sorted against it."""
+
+    known: Manifest
+    manifest: Manifest
+    state: OutputState
+
+    @classmethod
+    def read(cls, folder: Path, *, force: bool) -> _LastBuild:
+        known = Manifest.load(folder)
+        state = inspect(folder, known.outputs, read_signatures(folder, known.seal))
+        return cls(known, Manifest() if force else known, state)
+
+
+@dataclass(frozen=True)
+class _Setting:
+    """What a build depends on besides the content's files: the theme, the file-size limit,
+    Pagefind's version (None: not installed) and the scenarios installed packages register."""
+
+    root: Path
+    theme: Theme
+    limit: float
+    pagefind: str | None
+    scenarios: list[list[str]]
+
+    @classmethod
+    def of(cls, found: Content, *, max_file_mb: float | None) -> _Setting:
+        root, config = found.root, found.config
+        theme = Theme(root / config.theme if config.theme else None, content=root)
+        limit = max_file_mb if max_file_mb is not None else config.max_file_mb
+        pagefind = pagefind_version() if pagefind_installed() else None
+        return cls(root, theme, limit, pagefind, plugins())
+
+    @property
+    def label(self) -> Callable[[Path], str]:
+        return _labels(self.root, self.theme)
+
+    def fingerprint(self, found: Content) -> str:
+        """The hash of everything the plan reads but its input files."""
+        return fingerprint(
+            found,
+            label=self.label,
+            theme=self.theme.digest,
+            limit=self.limit,
+            pagefind=self.pagefind,
+            scenarios=self.scenarios,
+        )
+
+
+def _plan(
+    found: Content,
+    folder: Path,
+    last: _LastBuild,
+    setting: _Setting,
+    *,
+    taken: list[str],
+    workers: int | None,
+) -> IncrementalBuild:
+    """The build planned against the output folder as it is (which the staged copy starts
+    from), keeping the fingerprint for the next build when the plan depends on nothing else."""
+    build = IncrementalBuild(
+        found,
+        folder,
+        last.manifest,
+        setting.theme,
+        label=setting.label,
+        known=last.known,
+        state=last.state,
+        taken=taken,
+        pagefind=setting.pagefind,
+        limit=setting.limit,
+        workers=workers,
+    )
+    if build.kept and own_scenarios(build.registered, setting.scenarios):
+        build.inputs = setting.fingerprint(found)
+    return build
 
 
 def _recheck(folder: Path, known: Manifest, state: OutputState) -> None:
@@ -204,7 +291,7 @@ def _refuse_warnings(result: BuildResult, strict: bool) -> None:
     if strict and result.warnings:
         raise SiteError(
             f"{len(result.warnings)} warning{'s' if len(result.warnings) != 1 else ''} "
-            "(--strict), nothing written:\n  - " + "\n  - ".join(result.warnings)
+            "(--strict), nothing written:\n  - " + "\n  - ".join(map(str, result.warnings))
         )
 
 

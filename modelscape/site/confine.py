@@ -24,6 +24,7 @@ from pathlib import Path
 
 from modelscape._surrogates import first_surrogate
 from modelscape.errors import SiteError
+from modelscape.site.warning import BuildWarning, warning_at
 
 __all__ = [
     "HardLinks",
@@ -94,23 +95,26 @@ class HardLinks:
             names.add(os.path.realpath(path))
             paths.append(path)
 
-    def elsewhere(self, warnings: list[str]) -> set[Path]:
+    def elsewhere(self, warnings: list[BuildWarning]) -> set[Path]:
         """The files with a name that was not found, each warned about."""
         found: set[Path] = set()
         for count, names, paths in self._names.values():
             if len(names) < count:
                 for path in paths:
                     warnings.append(
-                        f"{path}: a hard link with {count} names, {count - len(names)} of them "
-                        "outside the content's files; skipped (a hard link can bring any file "
-                        "into the content folder: copy the file instead)"
+                        warning_at(
+                            path,
+                            f"a hard link with {count} names, {count - len(names)} of them "
+                            "outside the content's files; skipped (a hard link can bring any file "
+                            "into the content folder: copy the file instead)",
+                        )
                     )
                 found.update(paths)
         return found
 
 
 def content_files(
-    folder: Path, root: Path, warnings: list[str], *, hidden: bool = False
+    folder: Path, root: Path, warnings: list[BuildWarning], *, hidden: bool = False
 ) -> list[Path]:
     """Every regular file under ``folder`` (hidden ones left out, unless ``hidden``), sorted.
 
@@ -130,7 +134,9 @@ def content_files(
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
         except OSError as error:
-            warnings.append(f"{directory}: cannot list the folder ({error.strerror}); skipped")
+            warnings.append(
+                warning_at(directory, f"cannot list the folder ({error.strerror}); skipped")
+            )
             return
         for entry in entries:
             if entry.name.startswith(".") and not hidden:
@@ -141,27 +147,30 @@ def content_files(
             try:
                 info = path.stat()  # of the link's target
             except OSError as error:
-                warnings.append(f"{path}: cannot read it ({error.strerror}); skipped")
+                warnings.append(warning_at(path, f"cannot read it ({error.strerror}); skipped"))
                 continue
             if stat.S_ISDIR(info.st_mode) and not entry.is_symlink():
                 visit(path)
             elif stat.S_ISDIR(info.st_mode):
                 warnings.append(
-                    f"{path}: a link to a folder; skipped (links may point only to files "
-                    "inside the content folder)"
+                    warning_at(
+                        path,
+                        "a link to a folder; skipped (links may point only to files "
+                        "inside the content folder)",
+                    )
                 )
             elif stat.S_ISREG(info.st_mode):
                 found.append(path)
                 links.add(path, info)
             else:
-                warnings.append(f"{path}: not a regular file (a pipe or device); skipped")
+                warnings.append(warning_at(path, "not a regular file (a pipe or device); skipped"))
 
     visit(folder)
     elsewhere = links.elsewhere(warnings)
     return [path for path in found if path not in elsewhere]
 
 
-def _followed(path: Path, base: str, warnings: list[str]) -> bool:
+def _followed(path: Path, base: str, warnings: list[BuildWarning]) -> bool:
     """Whether a link may be followed: to a place inside the content folder (``base``, its
     real path), and not through a hidden part; if not, warn that it is skipped."""
     try:
@@ -170,15 +179,21 @@ def _followed(path: Path, base: str, warnings: list[str]) -> bool:
         real = ""
     if not (real == base or real.startswith(base.rstrip(os.sep) + os.sep)):
         warnings.append(
-            f"{path}: a link that leaves the content folder; skipped (links may point only "
-            "to files inside the content folder)"
+            warning_at(
+                path,
+                "a link that leaves the content folder; skipped (links may point only "
+                "to files inside the content folder)",
+            )
         )
         return False
     secret = hidden_inside(real, base)
     if secret is not None:
         warnings.append(
-            f"{path}: a link into {secret}, a hidden file or folder (such as .git or .env), "
-            "which a build never reads; skipped"
+            warning_at(
+                path,
+                f"a link into {secret}, a hidden file or folder (such as .git or .env), "
+                "which a build never reads; skipped",
+            )
         )
         return False
     return True

@@ -37,6 +37,7 @@ from modelscape.site.confine import (
     lone_surrogate,
     site_path,
 )
+from modelscape.site.warning import BuildWarning, quoted, warning_at
 
 __all__ = [
     "PUBLISHED_NAMES",
@@ -88,7 +89,7 @@ class Content:
     runs: list[RunFolder]
     pages: list[PageSource]
     files: dict[str, Path]
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[BuildWarning] = field(default_factory=list)
 
 
 #: Site paths the build makes itself; a page or file of the content may not take them. Names
@@ -161,7 +162,11 @@ def _real(path: Path, known: dict[str, str]) -> str:
 
 
 def _inside(
-    path: Path, root: Path, warnings: list[str], what: str, known: dict[str, str] | None = None
+    path: Path,
+    root: Path,
+    warnings: list[BuildWarning],
+    what: str,
+    known: dict[str, str] | None = None,
 ) -> bool:
     """Whether ``path`` stays inside the content folder; if not, warn that it is skipped.
 
@@ -177,15 +182,21 @@ def _inside(
         real, inside = "", False
     if not inside:
         warnings.append(
-            f"{path}: a link that leaves the content folder; {what} (links may point only to "
-            "files inside the content folder)"
+            warning_at(
+                path,
+                f"a link that leaves the content folder; {what} (links may point only to "
+                "files inside the content folder)",
+            )
         )
         return False
     secret = hidden_inside(real, base)
     if secret is not None:
         warnings.append(
-            f"{path}: a link into {secret}, a hidden file or folder (such as .git or .env), "
-            f"which a build never reads; {what}"
+            warning_at(
+                path,
+                f"a link into {secret}, a hidden file or folder (such as .git or .env), "
+                f"which a build never reads; {what}",
+            )
         )
         return False
     return True
@@ -201,17 +212,20 @@ def _listed(path: Path) -> bool:
     return True
 
 
-def _store_of(run: Path, root: Path, warnings: list[str], known: dict[str, str]) -> Path | None:
+def _store_of(
+    run: Path, root: Path, warnings: list[BuildWarning], known: dict[str, str]
+) -> Path | None:
     """The run's store: ``store.db``, else the folder's one ``*.db`` file, kept inside root
     (resolved)."""
     preferred = run / "store.db"
     candidates = [preferred] if _listed(preferred) else sorted(run.glob("*.db"))
     if len(candidates) != 1:
-        warnings.append(
-            f"{run}: several *.db files and no store.db: name the run's store store.db"
+        message = (
+            "several *.db files and no store.db: name the run's store store.db"
             if candidates
-            else f"{run}: no store (store.db): the report page cannot open its outputs"
+            else "no store (store.db): the report page cannot open its outputs"
         )
+        warnings.append(warning_at(run, message))
         return None
     store = candidates[0]
     # SQLite also opens the journal files beside a store, and may write to them.
@@ -221,7 +235,9 @@ def _store_of(run: Path, root: Path, warnings: list[str], known: dict[str, str])
         ):
             return None
     if not store.is_file():
-        warnings.append(f"{store}: not a regular file; the report page cannot open its outputs")
+        warnings.append(
+            warning_at(store, "not a regular file; the report page cannot open its outputs")
+        )
         return None
     return store
 
@@ -235,7 +251,7 @@ def _regular(path: Path) -> os.stat_result | None:
     return info if stat.S_ISREG(info.st_mode) else None
 
 
-def _runs(root: Path, real: Path, warnings: list[str]) -> list[RunFolder]:
+def _runs(root: Path, real: Path, warnings: list[BuildWarning]) -> list[RunFolder]:
     """The run folders of ``root`` (resolved: ``real``) that have a report."""
     folder = root / "runs"
     found: list[RunFolder] = []
@@ -248,14 +264,17 @@ def _runs(root: Path, real: Path, warnings: list[str]) -> list[RunFolder]:
             continue
         if run.is_symlink():
             warnings.append(
-                f"{run}: a link to a folder; skipped (links may point only to files inside "
-                "the content folder)"
+                warning_at(
+                    run,
+                    "a link to a folder; skipped (links may point only to files inside "
+                    "the content folder)",
+                )
             )
             continue
         report = run / "report.json"
         info = _regular(report)
         if info is None:
-            warnings.append(f"{run}: no report.json (make it with `modelscape report -o`)")
+            warnings.append(warning_at(run, "no report.json (make it with `modelscape report -o`)"))
             continue
         if not _inside(report, real, warnings, "the run is skipped", known):
             continue
@@ -287,7 +306,19 @@ def _runs(root: Path, real: Path, warnings: list[str]) -> list[RunFolder]:
     ]
 
 
-def _specs(root: Path, warnings: list[str]) -> dict[str, Path]:
+def _yaml_warning(path: Path, error: yaml.YAMLError) -> BuildWarning:
+    """A spec that is not valid YAML, at the line the parser stopped on when it says."""
+    mark = None
+    if isinstance(error, yaml.MarkedYAMLError):
+        mark = error.problem_mark or error.context_mark
+    if mark is None:
+        return warning_at(path, f"{describe(error)}; skipped")
+    line = mark.line + 1
+    problem = describe(error).removeprefix(f"line {line}, ")
+    return warning_at(path, f"{problem}; skipped", line=line)
+
+
+def _specs(root: Path, warnings: list[BuildWarning]) -> dict[str, Path]:
     """Spec files by scenario name (the ``name:`` inside, else the file name)."""
     specs: dict[str, Path] = {}
     folder = root / "specs"
@@ -301,32 +332,37 @@ def _specs(root: Path, warnings: list[str]) -> dict[str, Path]:
             links.add(path, path.stat())
             data = read_yaml(path)
         except OSError as error:
-            warnings.append(f"{path}: cannot read it ({error.strerror}); skipped")
+            warnings.append(warning_at(path, f"cannot read it ({error.strerror}); skipped"))
             continue
         except yaml.YAMLError as error:
-            warnings.append(f"{path}: {describe(error)}; skipped")
+            warnings.append(_yaml_warning(path, error))
             continue
         except ModelscapeError as error:  # a reader that names the problem itself
-            warnings.append(f"{error}; skipped")
+            warnings.append(warning_at(path, f"{quoted(error, root)}; skipped"))
             continue
         damage = lone_surrogate(data)
         if damage is not None:
             warnings.append(
-                f"{path}: {damage}, which UTF-8 cannot hold; the spec is skipped (write the "
-                "character itself, or remove the escape that made it)"
+                warning_at(
+                    path,
+                    f"{damage}, which UTF-8 cannot hold; the spec is skipped (write the "
+                    "character itself, or remove the escape that made it)",
+                )
             )
             continue
         name = data.get("name") if isinstance(data, dict) else None
         name = str(name) if name else path.stem
         if name in specs:
-            warnings.append(f"{path}: a second spec named {name!r} (first: {specs[name]})")
+            warnings.append(
+                warning_at(path, f"a second spec named {name!r} (first: {specs[name]})")
+            )
             continue
         specs[name] = path
     elsewhere = links.elsewhere(warnings)
     return {name: path for name, path in specs.items() if path not in elsewhere}
 
 
-def _pages(root: Path, warnings: list[str]) -> tuple[list[PageSource], dict[str, Path]]:
+def _pages(root: Path, warnings: list[BuildWarning]) -> tuple[list[PageSource], dict[str, Path]]:
     folder = root / "pages"
     pages: list[PageSource] = []
     files: dict[str, Path] = {}
@@ -340,16 +376,21 @@ def _pages(root: Path, warnings: list[str]) -> tuple[list[PageSource], dict[str,
         site = relative[: -len(".md")] + ".html" if path.suffix == ".md" else relative
         why = reserved(site)
         if why is not None:
-            warnings.append(f"{path}: would replace {site}, but {why}; rename it; skipped")
+            warnings.append(
+                warning_at(path, f"would replace {site}, but {why}; rename it; skipped")
+            )
         elif site_path(site) is None:
-            warnings.append(f"{path}: its name cannot be a path of the site; skipped")
+            warnings.append(warning_at(path, "its name cannot be a path of the site; skipped"))
         elif path.suffix == ".md":
             pages.append(PageSource(path, site))
         elif path.suffix.lower() not in PUBLISHED_SUFFIXES and site not in PUBLISHED_NAMES:
             warnings.append(
-                f"{path}: {path.suffix or 'a file without a suffix'} files are not published "
-                "(HTML, SVG and scripts would run outside the site's policy); write a markdown "
-                f"page, or use one of {', '.join(sorted(PUBLISHED_SUFFIXES))}; skipped"
+                warning_at(
+                    path,
+                    f"{path.suffix or 'a file without a suffix'} files are not published "
+                    "(HTML, SVG and scripts would run outside the site's policy); write a markdown "
+                    f"page, or use one of {', '.join(sorted(PUBLISHED_SUFFIXES))}; skipped",
+                )
             )
         else:
             files[site] = path
@@ -361,20 +402,26 @@ def discover(root: Path, *, base_url: str | None = None) -> Content:
     if not root.is_dir():
         raise SiteError(f"{root}: no such content folder (make one with `modelscape init`)")
     config = load_config(root, base_url=base_url)
-    warnings: list[str] = []
+    warnings: list[BuildWarning] = []
     linked = [name for name in ("pages", "specs", "runs") if (root / name).is_symlink()]
     for name in linked:  # pages -> . would publish the whole repository
         warnings.append(
-            f"{root / name}: a link to a folder; skipped (links may point only to files inside "
-            "the content folder)"
+            warning_at(
+                root / name,
+                "a link to a folder; skipped (links may point only to files inside "
+                "the content folder)",
+            )
         )
     pages, files = _pages(root, warnings) if "pages" not in linked else ([], {})
     specs = _specs(root, warnings) if "specs" not in linked else {}
     runs = _runs(root, root.resolve(), warnings) if "runs" not in linked else []
     if not (pages or specs or runs):
         warnings.append(
-            f"{root}: no specs, no runs, no pages: the site would have only its leaderboard, "
-            "search and 404 pages, all empty (is this the content folder? `modelscape init` "
-            "makes one to start from)"
+            warning_at(
+                root,
+                "no specs, no runs, no pages: the site would have only its leaderboard, "
+                "search and 404 pages, all empty (is this the content folder? `modelscape init` "
+                "makes one to start from)",
+            )
         )
     return Content(root, config, specs, runs, pages, files, warnings)

@@ -56,6 +56,7 @@ from modelscape.pages.profiles import profile_sections, sensitivity_rows, steps_
 from modelscape.pages.report import ReportPage
 from modelscape.report.report import Report
 from modelscape.report.summary import interval
+from modelscape.site.warning import BuildWarning
 
 __all__ = ["KINDS", "QUANTITIES", "Block", "Embeds", "RunData", "mentions"]
 
@@ -153,7 +154,8 @@ class Embeds:
     """The embeds of one markdown page: parsed as the page renders, made into HTML after.
 
     ``runs`` gives a run's data by name (None when the site has no such run); ``names`` are
-    the runs the site has, for hints. Problems go to ``warnings`` as ``page: line N: what``.
+    the runs the site has, for hints. Problems met are kept in ``warnings``, each at its
+    line of the page, for the page's job to return with the page.
     """
 
     def __init__(
@@ -161,12 +163,11 @@ class Embeds:
         page: str,
         runs: Callable[[str], RunData | None],
         names: Sequence[str],
-        warnings: list[str],
     ) -> None:
         self.where = page
         self.runs = runs
         self.names = list(names)
-        self.warnings = warnings
+        self.warnings: list[BuildWarning] = []
         self.items: list[dict[str, Any]] = []
         self.used: dict[str, RunData] = {}
 
@@ -176,7 +177,7 @@ class Embeds:
         try:
             item = self._number(text) if kind == "inline" else self._block(text, line)
         except _BrokenError as problem:
-            self.warnings.append(f"{self.where}: line {line}: {problem}")
+            self.warnings.append(BuildWarning(self.where, line, str(problem)))
             item = {"kind": "broken", "problem": str(problem)}
         self.items.append(item)
         return f"\0embed{len(self.items) - 1}\0"

@@ -27,6 +27,7 @@ from typing import Any
 
 from modelscape._version import __version__
 from modelscape.site.catalog import Catalog, Entry, Headline
+from modelscape.site.jobs import Made
 from modelscape.site.leaderboard import QUANTITIES, Matrix, Ranked
 
 __all__ = [
@@ -248,12 +249,12 @@ def leaderboard_json(catalog: Catalog, *, title: str) -> str:
     return json.dumps(data, ensure_ascii=False, allow_nan=False, indent=1) + "\n"
 
 
-def _made(text: Callable[[], str]) -> tuple[str, None, str]:
+def _made(text: Callable[[], str]) -> Made:
     """A download as the build's jobs return a file: its text, and no search entry."""
-    return text(), None, ""
+    return Made(text())
 
 
-def leaderboard_files(catalog: Catalog, *, title: str) -> dict[str, Callable[[], Any]]:
+def leaderboard_files(catalog: Catalog, *, title: str) -> dict[str, Callable[[], Made]]:
     """The downloads by site path, each as the function the build calls to make it."""
     return {
         CSV_FILE: partial(_made, partial(leaderboard_csv, catalog)),

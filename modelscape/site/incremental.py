@@ -20,11 +20,12 @@ from modelscape import __version__
 from modelscape.site.confine import OutputFolder
 from modelscape.site.content import Content
 from modelscape.site.jobs import BuildResult, FileHashes, digest_of
-from modelscape.site.manifest import Manifest, OutputRecord, portable, restored
+from modelscape.site.manifest import Manifest, OutputRecord, kept_warnings, read_warnings
 from modelscape.site.ownership import OutputState, listing, write_marker
 from modelscape.site.search import pagefind_outputs
 from modelscape.site.sitewide import broken_links, links_of, search_index, sitemap, too_large
 from modelscape.site.theme import Theme
+from modelscape.site.warning import warning_at
 from modelscape.site.workers import make_all, worker_count
 
 __all__ = ["ASSETS", "UNLISTED", "IncrementalBuild"]
@@ -83,22 +84,13 @@ class IncrementalBuild:
         self.hashes = FileHashes(self.manifest.files, label=label)
         self.result = BuildResult(folder, warnings=list(found.warnings))
         self.pagefind = pagefind is not None
-        self.registered: list[str] = []
-        self.mentioned: dict[str, bool] = {}
-        self.damaged: dict[str, str] = {}
-        self.jobs, self.summaries = plan(
-            found,
-            self.theme,
-            self.hashes,
-            self.manifest,
-            self.result.warnings,
-            pagefind=self.pagefind,
-            workers=workers,
-            registered=self.registered,
-            mentioned=self.mentioned,
-            damaged=self.damaged,
+        self.plan = plan(
+            found, self.theme, self.hashes, self.manifest, pagefind=self.pagefind, workers=workers
         )
-        self.planned = portable(self.result.warnings[len(found.warnings) :], found.root)
+        self.jobs, self.summaries = self.plan.jobs, self.plan.summaries
+        self.registered, self.damaged = self.plan.registered, self.plan.damaged
+        self.result.warnings.extend(self.plan.warnings)
+        self.planned = kept_warnings(self.plan.warnings, found.root)
         # The hash of the plan's inputs is kept for the next build only when it and the input
         # files' table decide the plan: not when a file elsewhere was read (nor, see
         # build_site, a scenario of another package).
@@ -139,12 +131,12 @@ class IncrementalBuild:
             if known is None or known.digest != job.digest:
                 return None
             listed.extend([job.path, *known.files])
-            result.warnings.extend(restored(known.warnings, self.found.root))
+            result.warnings.extend(read_warnings(known.warnings, self.found.root))
         listed.extend(sorted(set(manifest.outputs) - set(listed)))
         if not self.state.keeps(listed):
             return None
         result.reused.extend(listed)
-        result.warnings.extend(restored(manifest.checks, self.found.root))
+        result.warnings.extend(read_warnings(manifest.checks, self.found.root))
         result.notes.extend(notes)
         return result
 
@@ -170,14 +162,14 @@ class IncrementalBuild:
                     {p: manifest.outputs.get(p) or OutputRecord(job.digest) for p in known.files}
                 )
                 result.reused.extend([job.path, *known.files])
-                result.warnings.extend(restored(known.warnings, root))
+                result.warnings.extend(read_warnings(known.warnings, root))
             else:
                 todo.append(number)
         # The templates are compiled once, here, so forked workers inherit them.
         _ = self.theme.environment
         result.workers = worker_count(self.requested, len(todo))
         made_records: dict[str, OutputRecord] = {}
-        for number, made in make_all(jobs, todo, result.warnings, workers=result.workers):
+        for number, made in make_all(jobs, todo, workers=result.workers):
             job = jobs[number]
             site.write(job.path, made.data)
             for path, full in made.files.items():
@@ -186,7 +178,7 @@ class IncrementalBuild:
             data = made.data
             links = links_of(data) if isinstance(data, str) and job.path.endswith(".html") else []
             result.warnings.extend(made.warnings)
-            met = portable(made.warnings, root)
+            met = kept_warnings(list(made.warnings), root)
             made_records[job.path] = OutputRecord(
                 job.digest, links, made.title, made.text, met, sorted(made.files)
             )
@@ -222,7 +214,7 @@ class IncrementalBuild:
         result.warnings.extend(checks)
         _written(site, records)
         order = [job.path for job in jobs]
-        kept = (key, portable(checks, root), inputs, order, self.planned, self.mentioned)
+        kept = (key, kept_warnings(checks, root), inputs, order, self.planned, self.plan.mentioned)
         saved = Manifest(records, self.hashes.seen, self.summaries, *kept, self.damaged)
         saved.save(folder)
         self.seal, self.paths = saved.seal, sorted(records)
@@ -239,10 +231,11 @@ class IncrementalBuild:
             )
             return
         if state.changed:
-            result.warnings.append(
-                f"{where}: {_files(state.changed)} of the site differed from what the last "
-                f"build wrote (changed after it) and were made again: {listing(state.changed)}"
+            message = (
+                f"{_files(state.changed)} of the site differed from what the last build wrote "
+                f"(changed after it) and were made again: {listing(state.changed)}"
             )
+            result.warnings.append(warning_at(where, message))
         if not state.foreign:
             return
         if self.known.seal is None:
@@ -255,11 +248,12 @@ class IncrementalBuild:
                 + (f": {listing(gone)}" if gone else "")
             )
             return
-        result.warnings.append(
-            f"{where}: {_files(state.foreign)} the build did not write, found in the output "
-            f"folder, removed: {listing(state.foreign)} (the folder holds only the site; "
-            "publish a file through the content's pages/ folder)"
+        message = (
+            f"{_files(state.foreign)} the build did not write, found in the output folder, "
+            f"removed: {listing(state.foreign)} (the folder holds only the site; publish a "
+            "file through the content's pages/ folder)"
         )
+        result.warnings.append(warning_at(where, message))
 
 
 def _files(paths: list[str]) -> str:

@@ -1,8 +1,12 @@
-"""What a build plans and what it reports: one :class:`Job` per output file, the
-:class:`FileHashes` of the input files its hashes are made of, and the :class:`BuildResult`.
+"""What a build plans and what it reports: one :class:`Job` per output file, what making it
+gave (:class:`Made`), the :class:`FileHashes` of the input files its hashes are made of, and
+the :class:`BuildResult`.
 
 A job carries the hash of everything its output is made from, so a rebuild compares hashes and
-makes only the outputs whose inputs changed; ``make`` is called only then.
+makes only the outputs whose inputs changed; ``make`` is called only then, and returns
+everything the output is: its bytes, its search entry, the files made beside it and the
+warnings met making it. Nothing a job makes travels any other way, so a job made in a worker
+process gives the build exactly what it would give here.
 """
 
 from __future__ import annotations
@@ -10,27 +14,36 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["BuildResult", "FileHashes", "Job", "digest_of"]
+from modelscape.site.warning import BuildWarning
+
+__all__ = ["BuildResult", "FileHashes", "Job", "Made", "digest_of"]
+
+
+@dataclass(frozen=True)
+class Made:
+    """What making one output gave: its content; for a page, its search entry (no title: not
+    searchable); the files made with it by site path (the full text of long outputs beside a
+    report page); and the warnings met while making it."""
+
+    data: str | bytes
+    title: str | None = None
+    text: str = ""
+    files: Mapping[str, str] = field(default_factory=dict)
+    warnings: tuple[BuildWarning, ...] = ()
 
 
 @dataclass(frozen=True)
 class Job:
-    """One output to make: its site path, the hash of its inputs, and how to make it.
-
-    ``make`` returns the file's content and, for pages, their search entry (title and text);
-    ``files``, called after ``make``, returns the files made with it by site path (the full
-    text of long outputs beside a report page).
-    """
+    """One output to make: its site path, the hash of its inputs, and how to make it."""
 
     path: str
     digest: str
-    make: Callable[[], tuple[str | bytes, str | None, str]]
-    files: Callable[[], dict[str, str]] | None = None
+    make: Callable[[], Made]
 
 
 @dataclass
@@ -41,7 +54,7 @@ class BuildResult:
     rendered: list[str] = field(default_factory=list)
     reused: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[BuildWarning] = field(default_factory=list)
     #: What the user should know that ``--strict`` does not fail on (no sitemap without a
     #: base URL: a matter of how the build was called, not of the content).
     notes: list[str] = field(default_factory=list)

@@ -24,19 +24,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import modelscape
 from modelscape import __version__
 from modelscape.site.confine import replace_file, site_path
 from modelscape.site.seal import seal_of, sealed_body, signed
+from modelscape.site.warning import BuildWarning, restored, stored
 
-__all__ = [
-    "MANIFEST",
-    "PAGES",
-    "Manifest",
-    "OutputRecord",
-    "portable",
-    "restored",
-]
+__all__ = ["MANIFEST", "PAGES", "Manifest", "OutputRecord", "kept_warnings", "read_warnings"]
 
 #: The manifest's file name inside the output folder.
 MANIFEST = ".modelscape-manifest.json"
@@ -48,7 +41,8 @@ PAGES = ".modelscape-pages.json"
 #: nothing changed answered without a plan, see modelscape.site.unchanged).
 #: 5: sealed with a key kept outside the output folder; each output's size and sha256; the
 #: pages file's sha256; the pages skipped as damaged.
-_FORMAT = 5
+#: 6: warnings kept as path, line and message, the path relative to the content folder.
+_FORMAT = 6
 KEYS = ("outputs", "files", "summaries")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
@@ -58,13 +52,14 @@ class OutputRecord:
     """One output file: its input hash, the site paths it links to, its search entry, the
     warnings met while making it (repeated by every build that reuses it), the files made
     with it (the full text of long outputs beside a report page), and the size and sha256 of
-    the file as the build wrote it (None until it is written)."""
+    the file as the build wrote it (None until it is written). Warnings are kept as
+    :func:`~modelscape.site.warning.stored` gives them (see :func:`read_warnings`)."""
 
     digest: str
     links: list[str] = field(default_factory=list)
     title: str | None = None
     text: str = ""
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
     files: list[str] = field(default_factory=list)
     size: int | None = None
     sha256: str | None = None
@@ -100,7 +95,7 @@ class OutputRecord:
         warnings, files = entry.get("warnings"), entry.get("files")
         record = cls(
             entry["digest"],
-            warnings=[] if warnings is None else _texts(warnings),
+            warnings=[] if warnings is None else _warnings(warnings),
             files=[] if files is None else _texts(files),
         )
         if files is not None and any(site_path(path) is None for path in record.files):
@@ -119,6 +114,25 @@ class OutputRecord:
         self.links = _texts(entry.get("links", []))
         self.title = title if isinstance(title, str) else None
         self.text = str(entry.get("text", ""))
+
+
+def _warnings(value: object) -> list[dict[str, Any]]:
+    """Stored warnings, checked: each must read back as a warning."""
+    if not isinstance(value, list):
+        raise ValueError("expected a list of warnings")
+    for entry in value:
+        restored(entry, Path())
+    return list(value)
+
+
+def kept_warnings(warnings: list[BuildWarning], root: Path) -> list[dict[str, Any]]:
+    """Warnings as the manifest keeps them (their paths relative to the content folder)."""
+    return [stored(warning, root) for warning in warnings]
+
+
+def read_warnings(entries: list[dict[str, Any]], root: Path) -> list[BuildWarning]:
+    """Warnings the manifest kept, their paths under the content folder ``root``."""
+    return [restored(entry, root) for entry in entries]
 
 
 def _texts(value: object) -> list[str]:
@@ -146,10 +160,10 @@ class Manifest:
     files: dict[str, list[object]] = field(default_factory=dict)
     summaries: dict[str, dict[str, Any]] = field(default_factory=dict)
     key: str | None = None
-    checks: list[str] = field(default_factory=list)
+    checks: list[dict[str, Any]] = field(default_factory=list)
     inputs: str | None = None
     order: list[str] = field(default_factory=list)
-    planned: list[str] = field(default_factory=list)
+    planned: list[dict[str, Any]] = field(default_factory=list)
     #: Whether each markdown page may embed results, by the hash of its file.
     mentions: dict[str, bool] = field(default_factory=dict)
     #: Markdown pages skipped as damaged, by the hash of their file: where the damage is.
@@ -197,8 +211,8 @@ class Manifest:
                 valid = isinstance(known, list) and len(known) == 3
                 if not valid or not all(isinstance(part, int | str) for part in known):
                     raise ValueError(f"a file hash that is not [size, time, digest]: {key!r}")
-            site_key, checks = data.get("key"), _texts(data.get("checks", []))
-            order, planned = _texts(data.get("order", [])), _texts(data.get("planned", []))
+            site_key, checks = data.get("key"), _warnings(data.get("checks", []))
+            order, planned = _texts(data.get("order", [])), _warnings(data.get("planned", []))
             inputs, pages = data.get("inputs"), data.get("pages")
             mentions, damaged = data.get("mentions", {}), data.get("damaged", {})
             if not isinstance(mentions, dict) or not all(
@@ -270,35 +284,3 @@ class Manifest:
         body = json.dumps(data, separators=(",", ":")).encode()[:-1]
         text = replace_file(folder / MANIFEST, signed(body))
         self.seal = seal_of(text)
-
-
-def _local(root: Path) -> list[tuple[str, str]]:
-    """Absolute local paths that warnings may hold, with the token the manifest keeps instead."""
-    pairs = {
-        str(path): token
-        for token, base in (("<content>", root), ("<modelscape>", Path(modelscape.__file__).parent))
-        for path in (base.absolute(), base.resolve())
-    }
-    return sorted(pairs.items(), key=lambda pair: -len(pair[0]))
-
-
-def portable(warnings: list[str], root: Path) -> list[str]:
-    """Warnings with the content folder's absolute path replaced by a token, for the manifest."""
-    pairs = _local(root)
-    out = []
-    for warning in warnings:
-        for path, token in pairs:
-            warning = warning.replace(path, token)
-        out.append(warning)
-    return out
-
-
-def restored(warnings: list[str], root: Path) -> list[str]:
-    """Warnings read back from the manifest, with the content folder's path as given."""
-    shown = {"<content>": str(root), "<modelscape>": str(Path(modelscape.__file__).parent)}
-    out = []
-    for warning in warnings:
-        for token, path in shown.items():
-            warning = warning.replace(token, path)
-        out.append(warning)
-    return out

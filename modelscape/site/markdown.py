@@ -10,6 +10,7 @@ Relative links to other markdown files (``about.md``) become links to their page
 from __future__ import annotations
 
 import html
+import os
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -220,7 +221,12 @@ def read_page(path: Path) -> str:
 
 class DamagedTextError(SiteError):
     """A markdown file holds text that no page can: the build leaves the item out, with a
-    warning that names the file and the place."""
+    warning that names the file (``path``) and the place (``problem``)."""
+
+    def __init__(self, path: str | os.PathLike[str], problem: str) -> None:
+        super().__init__(f"{os.fspath(path)}: {problem}")
+        self.path = os.fspath(path)
+        self.problem = problem
 
 
 #: What to do about a lone surrogate.
@@ -266,7 +272,7 @@ def parse_markdown(path: Path, *, local_links: bool = True, embed: Embed | None 
         damage = lone_surrogate(loaded)
         if damage is not None:
             raise DamagedTextError(
-                f"{path}: front matter: {damage}, which UTF-8 cannot hold; {_MEND}"
+                path, f"front matter: {damage}, which UTF-8 cannot hold; {_MEND}"
             )
         meta = loaded
         offset = source[: match.end()].count("\n")

@@ -2,6 +2,8 @@
 
 :class:`PageMaker` hands the build one function per page; the build calls it only when the
 page's inputs changed, so a report is read, its store opened and its page rendered only then.
+Each function returns a :class:`~modelscape.site.jobs.Made`: the page, its search entry, the
+files made beside it and the warnings met making it.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ from __future__ import annotations
 import os
 import posixpath
 from collections.abc import Callable
-from functools import cached_property, partial
+from functools import cached_property
 from importlib import resources
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -25,6 +27,7 @@ from modelscape.scenario import Scenario
 from modelscape.site.catalog import Catalog
 from modelscape.site.content import Content, PageSource, RunFolder
 from modelscape.site.embeds import Embeds, RunData
+from modelscape.site.jobs import Made
 from modelscape.site.markdown import DamagedTextError, Markdown, parse_markdown
 from modelscape.site.render import Frame, relative_root, render, rendering
 from modelscape.site.theme import Theme
@@ -40,13 +43,11 @@ from modelscape.site.views import (
     SiteReportPage,
     SiteScenarioPage,
 )
+from modelscape.site.warning import BuildWarning, quoted, warning_at
 from modelscape.specs import available, load_spec, shipped_path
 from modelscape.specs.registry import GROUP, registered_scenario
 
-__all__ = ["Made", "PageMaker", "search_text"]
-
-#: A made output: its content, and its search title and text (no title: not searchable).
-Made = tuple[str | bytes, str | None, str]
+__all__ = ["PageMaker", "search_text"]
 
 # The search index keeps the start of a page's text as written (the snippet a result shows),
 # then only the words of the rest not seen yet: enough to find a page by any word it holds,
@@ -76,7 +77,7 @@ KEPT_OBSERVATIONS = 200_000
 
 
 class PageMaker:
-    """Makes the pages of one build; warnings met while making them go to ``warnings``."""
+    """Makes the pages of one build; each page comes with the warnings met making it."""
 
     def __init__(
         self,
@@ -84,15 +85,11 @@ class PageMaker:
         theme: Theme,
         catalog: Catalog,
         loaded: dict[str, Report],
-        warnings: list[str],
     ) -> None:
         self.content = content
         self.theme = theme
         self.catalog = catalog
         self.loaded = loaded
-        self.warnings = warnings
-        #: Files made with a page, by the page's site path: {site path: text}.
-        self.attachments: dict[str, dict[str, str]] = {}
         #: Whether the build makes a Pagefind index for the search page to use.
         self.pagefind = False
         #: Each run's outputs, read once for all the pages that embed its results.
@@ -101,12 +98,19 @@ class PageMaker:
         self._kept: dict[tuple[str, int, int, str], Results] = {}
         #: Scenarios registered by installed packages, by name, looked up once per build.
         self._registered: dict[str, Scenario | None] = {}
-        for run in catalog.runs.values():
-            if self.spec_of(run.scenario) is None and self.registered(run.scenario) is None:
-                warnings.append(
-                    f"{content.root / 'runs' / run.run}: its spec {run.scenario!r} is missing: "
-                    f"add it to {content.root / 'specs'} to show the scenario's variants"
-                )
+
+    def missing_specs(self) -> list[BuildWarning]:
+        """A warning for each run whose scenario has neither a spec nor a registered scenario."""
+        root = self.content.root
+        return [
+            warning_at(
+                root / "runs" / run.run,
+                f"its spec {run.scenario!r} is missing: add it to {root / 'specs'} to show "
+                "the scenario's variants",
+            )
+            for run in self.catalog.runs.values()
+            if self.spec_of(run.scenario) is None and self.registered(run.scenario) is None
+        ]
 
     def _page(self, page: Page, path: str, frame: Frame | None = None) -> str:
         config = self.content.config
@@ -152,7 +156,8 @@ class PageMaker:
         config = self.content.config
         page = IndexPage(self.catalog, config.title, config.description, method=self.method_page())
         models = " ".join(self.catalog.model_pages)
-        return self._page(page, "index.html"), config.title, f"{config.description} {models}"
+        html = self._page(page, "index.html")
+        return Made(html, config.title, f"{config.description} {models}")
 
     def scenario(self, name: str, spec: Path | None) -> Callable[[], Made]:
         """The page of one scenario: its review page with its runs, or its runs alone."""
@@ -161,6 +166,7 @@ class PageMaker:
         def make() -> Made:
             page: Page = RunsPage(name, self.catalog)
             description = ""
+            warnings = []
             python = self.registered(name) if spec is None else None
             if python is not None:  # a scenario written in Python and shipped with modelscape
                 page = SiteScenarioPage(python, self.catalog)
@@ -169,11 +175,13 @@ class PageMaker:
                 try:
                     scenario = load_spec(spec).scenario()
                 except ModelscapeError as error:
-                    self.warnings.append(f"{spec}: cannot show scenario {name!r}: {error}")
+                    reason = quoted(error, self.content.root)
+                    warnings.append(warning_at(spec, f"cannot show scenario {name!r}: {reason}"))
                 else:
                     page = SiteScenarioPage(scenario, self.catalog)
                     description = scenario.description
-            return self._page(page, path), f"Scenario {name}", description
+            html = self._page(page, path)
+            return Made(html, f"Scenario {name}", description, warnings=tuple(warnings))
 
         return make
 
@@ -184,29 +192,34 @@ class PageMaker:
 
         def make() -> Made:
             report = self.loaded.get(run.name) or Report.load(run.report)
+            root = self.content.root
             notes = None
+            warnings = []
             try:
                 if run.notes is not None:
                     notes = parse_markdown(run.notes, local_links=False)
             except DamagedTextError as error:
-                self.warnings.append(f"{error}; the run's notes are left out")
+                message = f"{error.problem}; the run's notes are left out"
+                warnings.append(warning_at(error.path, message))
             try:
                 outputs = None if run.store is None else self.outputs(run.store, report)
                 page = SiteReportPage(
                     report, outputs, run=run.name, notes=notes, catalog=self.catalog
                 )
             except ModelscapeError as error:
-                self.warnings.append(f"{run.store}: outputs not attached: {error}")
+                reason = quoted(error, root)
+                warnings.append(warning_at(run.store or "", f"outputs not attached: {reason}"))
                 page = SiteReportPage(report, None, run=run.name, notes=notes, catalog=self.catalog)
             # Long outputs are cut on the page; their full text goes beside it, in SLUG/.
             page.attachment_folder = slug
             text = " ".join([report.description, "models:", *report.targets, "run:", run.name])
             html = self._page(page, path)
-            self.attachments[path] = {
+            files = {
                 posixpath.join(posixpath.dirname(path), name): full
                 for name, full in page.attachments.items()
             }
-            return html, f"Report: {report.scenario} · {run.name}", text
+            title = f"Report: {report.scenario} · {run.name}"
+            return Made(html, title, text, files, tuple(warnings))
 
         return make
 
@@ -219,7 +232,7 @@ class PageMaker:
             reported = sorted({m for e in entries for m in e.headline.models})
             scenarios = sorted({e.run.scenario for e in entries})
             text = " ".join(["scenarios:", *scenarios, "reported:", *reported])
-            return self._page(ModelPage(name, self.catalog), path), f"Model {name}", text
+            return Made(self._page(ModelPage(name, self.catalog), path), f"Model {name}", text)
 
         return make
 
@@ -227,11 +240,12 @@ class PageMaker:
         """The page of one markdown file, with the results it embeds."""
 
         def make() -> Made:
+            # The outputs of a run that cannot be read are a warning of the embed that
+            # wanted them, in the order the page met them.
             embeds = Embeds(
                 str(source.source),
-                partial(self._run_data, page=source.output),
+                lambda name: self._run_data(name, page=source.output, warnings=embeds.warnings),
                 sorted(self.catalog.runs),
-                self.warnings,
             )
             document: Markdown = parse_markdown(source.source, embed=embeds)
             items, evidence, figures = embeds.finish()
@@ -250,11 +264,12 @@ class PageMaker:
                 document, body=body, evidence=evidence if embeds.used else None, figures=figures
             )
             html = self._page(page, source.output)
-            return html, document.title, search_text(text)
+            met = tuple(embeds.warnings)
+            return Made(html, document.title, search_text(text), warnings=met)
 
         return make
 
-    def _run_data(self, name: str, *, page: str) -> RunData | None:
+    def _run_data(self, name: str, *, page: str, warnings: list[BuildWarning]) -> RunData | None:
         """A run as a page's embeds use it (its outputs read once per build), or None."""
         folder = next((r for r in self.content.runs if r.name == name), None)
         if folder is None or name not in self.catalog.runs:
@@ -267,7 +282,8 @@ class PageMaker:
                 try:
                     results = self.outputs(folder.store, report)
                 except ModelscapeError as error:
-                    self.warnings.append(f"{folder.store}: outputs not attached: {error}")
+                    reason = quoted(error, self.content.root)
+                    warnings.append(warning_at(folder.store, f"outputs not attached: {reason}"))
             self._results[name] = results
         results = self._results[name]
         href = relative_root(page) + self.catalog.report_path(name)
@@ -299,7 +315,7 @@ class PageMaker:
 
     def search(self) -> Made:
         """The search page (not itself in the index)."""
-        return self._page(SearchPage(pagefind=self.pagefind), "search.html"), None, ""
+        return Made(self._page(SearchPage(pagefind=self.pagefind), "search.html"))
 
     def not_found(self) -> Made:
         """The 404 page: served at any depth, so it links from the site's root path; without
@@ -317,4 +333,4 @@ class PageMaker:
             style = "\n".join(path.read_text(encoding="utf-8") for path in sheets)
             page = NotFoundPage(relocating=style)
             frame = Frame(config, "404.html", "")
-        return self._page(page, "404.html", frame), None, ""
+        return Made(self._page(page, "404.html", frame))

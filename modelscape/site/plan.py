@@ -7,7 +7,7 @@ A page is made only later, and only if its hash changed (see :mod:`modelscape.si
 
 from __future__ import annotations
 
-from functools import partial
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,15 +23,36 @@ from modelscape.site.config import SiteError
 from modelscape.site.content import Content, RunFolder
 from modelscape.site.embeds import mentions
 from modelscape.site.exports import leaderboard_files
-from modelscape.site.jobs import FileHashes, Job, digest_of
+from modelscape.site.jobs import FileHashes, Job, Made, digest_of
 from modelscape.site.manifest import Manifest
 from modelscape.site.markdown import front_matter_damage
 from modelscape.site.pagesource import PageMaker
 from modelscape.site.render import ASSETS
 from modelscape.site.theme import Theme
+from modelscape.site.warning import BuildWarning, quoted, warning_at
 from modelscape.site.workers import REPORT_COST, forked_map, worker_count
 
-__all__ = ["plan"]
+__all__ = ["Plan", "plan"]
+
+
+@dataclass
+class Plan:
+    """Every output of the site as a job, with what planning found out on the way.
+
+    ``summaries``: the run summaries to keep for the next build, by run key; ``warnings``:
+    what planning met (a run skipped, a spec missing, a damaged page); ``registered``: the
+    scenarios looked up among installed packages (the plan then depends on what is
+    installed, not only on files); ``mentioned``: whether each markdown page may embed
+    results, by the hash of its file; ``damaged``: the pages left out as damaged, by the hash
+    of their file, with where (both kept for the next build, see :func:`_mentions`).
+    """
+
+    jobs: list[Job] = field(default_factory=list)
+    summaries: dict[str, dict[str, Any]] = field(default_factory=dict)
+    warnings: list[BuildWarning] = field(default_factory=list)
+    registered: list[str] = field(default_factory=list)
+    mentioned: dict[str, bool] = field(default_factory=dict)
+    damaged: dict[str, str] = field(default_factory=dict)
 
 
 def _cached_summary(cached: object) -> RunSummary | None:
@@ -42,15 +63,17 @@ def _cached_summary(cached: object) -> RunSummary | None:
         return None
 
 
-def _summary(content: Content, run: RunFolder) -> RunSummary | str:
+def _summary(content: Content, run: RunFolder) -> RunSummary | BuildWarning:
     """A run's summary from its report, or the warning that says why the run is skipped."""
     try:
         report = Report.load(run.report)
         reason = None if run.store is None else disagreement(report, run.store)
     except ModelscapeError as error:
-        return f"run {run.name!r} skipped: {error}"  # the error names the file
+        message = f"run {run.name!r} skipped: {quoted(error, content.root)}"
+        return warning_at(run.report, message)
     if reason is not None:
-        return f"{content.root / 'runs' / run.name}: run {run.name!r} skipped: {reason}"
+        message = f"run {run.name!r} skipped: {quoted(reason, content.root)}"
+        return warning_at(content.root / "runs" / run.name, message)
     return RunSummary.of(report, run.name)
 
 
@@ -58,7 +81,7 @@ def _summaries(
     content: Content,
     hashes: FileHashes,
     manifest: Manifest,
-    warnings: list[str],
+    warnings: list[BuildWarning],
     workers: int | None,
 ) -> tuple[dict[str, RunSummary], dict[str, str], dict[str, dict[str, Any]]]:
     """Every run's summary (from the manifest when its report and store are unchanged), its
@@ -94,7 +117,7 @@ def _summaries(
     kept: dict[str, dict[str, Any]] = {}
     for number, run in enumerate(content.runs):
         found = cached.get(run.name) or read[number]
-        if isinstance(found, str):
+        if isinstance(found, BuildWarning):
             warnings.append(found)
             del keys[run.name]
             continue
@@ -108,8 +131,8 @@ def _mentions(
     source: Path,
     digest: str,
     manifest: Manifest,
-    mentioned: dict[str, bool] | None,
-    damaged: dict[str, str] | None,
+    mentioned: dict[str, bool],
+    damaged: dict[str, str],
 ) -> bool | str:
     """Whether a markdown page may embed results, or, for a page no site can show (front
     matter holding a lone surrogate), where it is damaged: the last build's answer for a
@@ -122,9 +145,8 @@ def _mentions(
         text = source.read_bytes().decode("utf-8", "replace")
         answer = front_matter_damage(text) or mentions(text)
     if isinstance(answer, str):
-        if damaged is not None:
-            damaged[digest] = answer
-    elif mentioned is not None:
+        damaged[digest] = answer
+    else:
         mentioned[digest] = answer
     return answer
 
@@ -134,36 +156,33 @@ def plan(
     theme: Theme,
     hashes: FileHashes,
     manifest: Manifest,
-    warnings: list[str],
     *,
     pagefind: bool = False,
     workers: int | None = None,
-    registered: list[str] | None = None,
-    mentioned: dict[str, bool] | None = None,
-    damaged: dict[str, str] | None = None,
-) -> tuple[list[Job], dict[str, dict[str, Any]]]:
-    """Every output of the site as a job, and the run summaries to keep for the next build.
+) -> Plan:
+    """Every output of the site as a job, each with the hash of what it is made from.
 
-    Warnings met while planning (a run skipped, a spec missing) go to ``warnings``.
-    ``pagefind``: the build makes a Pagefind index, which the search page then uses.
-    ``workers``: the processes that may read reports (see :mod:`modelscape.site.workers`).
-    ``registered``: the scenarios looked up among installed packages go there (the plan
-    then depends on what is installed, not only on files).
-    ``mentioned``: whether each markdown page may embed results, by the hash of its file,
-    to keep for the next build (see :func:`_mentions`); ``damaged``: the pages left out as
-    damaged, by the hash of their file, with where.
+    ``hashes`` hashes the input files (and remembers which it read); ``manifest`` is the last
+    build's, whose run summaries and page answers are reused while their files are
+    unchanged. ``pagefind``: the build makes a Pagefind index, which the search page then
+    uses. ``workers``: the processes that may read reports (see
+    :mod:`modelscape.site.workers`).
     """
-    runs, keys, kept = _summaries(content, hashes, manifest, warnings, workers)
+    made = Plan()
+    warnings, registered = made.warnings, made.registered
+    mentioned, damaged = made.mentioned, made.damaged
+    runs, keys, made.summaries = _summaries(content, hashes, manifest, warnings, workers)
     catalog = Catalog(runs, content.specs)
-    maker = PageMaker(content, theme, catalog, {}, warnings)
+    maker = PageMaker(content, theme, catalog, {})
+    warnings.extend(maker.missing_specs())
     maker.pagefind = pagefind
     # Parts that many hashes share are hashed once (a thousand runs' keys and pages' names
     # would otherwise be serialised again for every model page and every page with embeds).
     base = digest_of(__version__, theme.digest, content.config.model_dump(mode="json"))
-    jobs: list[Job] = []
+    jobs = made.jobs
 
     def copy(path: str, source: Path) -> None:
-        jobs.append(Job(path, hashes(source), lambda: (source.read_bytes(), None, "")))
+        jobs.append(Job(path, hashes(source), lambda: Made(source.read_bytes())))
 
     shared = (STYLESHEET, PLOTLY_FILE, PLOTLY_LICENSE)
     for name, source in theme.static.items():
@@ -192,7 +211,7 @@ def plan(
     for name in catalog.scenario_pages:
         spec = maker.spec_of(name)
         python = maker.registered(name) if spec is None else None
-        if spec is None and registered is not None:
+        if spec is None:
             registered.append(name)
         spec_inputs = (
             (spec.name, hashes(spec)) if spec is not None else python and python.identity.id
@@ -220,7 +239,6 @@ def plan(
                 path,
                 digest_of(base, "report", keys[run.name], run_inputs, neighbours),
                 maker.report(run),
-                partial(maker.attachments.pop, path, {}),
             )
         )
     for name in catalog.model_pages:
@@ -237,10 +255,11 @@ def plan(
         digest = hashes(markdown.source)
         uses = _mentions(markdown.source, digest, manifest, mentioned, damaged)
         if isinstance(uses, str):
-            warnings.append(
-                f"{markdown.source}: {uses}, which UTF-8 cannot hold; the page is skipped "
-                "(write the character itself, or remove the escape that made it)"
+            message = (
+                f"{uses}, which UTF-8 cannot hold; the page is skipped (write the character "
+                "itself, or remove the escape that made it)"
             )
+            warnings.append(warning_at(markdown.source, message))
             continue
         runs_used = (all_runs, slugs[2]) if uses else None
         jobs.append(
@@ -253,7 +272,7 @@ def plan(
     jobs.append(Job("search.html", digest_of(base, "search", pagefind), maker.search))
     jobs.append(Job("404.html", digest_of(base, "404"), maker.not_found))
     _one_each(jobs)
-    return jobs, kept
+    return made
 
 
 #: The search index's file in the assets folder (made last, from every page's record).

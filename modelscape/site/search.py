@@ -35,6 +35,7 @@ from modelscape.site.config import SiteError
 from modelscape.site.confine import OutputFolder, site_path
 from modelscape.site.jobs import BuildResult, digest_of
 from modelscape.site.manifest import OutputRecord
+from modelscape.site.warning import BuildWarning
 
 __all__ = [
     "PAGEFIND",
@@ -282,10 +283,11 @@ def pagefind_outputs(
     try:
         files = pagefind_files(pages)
     except PagefindError as error:
-        result.warnings.append(
-            f"{PAGEFIND}/: the Pagefind index could not be made ({error}); the search page "
-            "uses the single-script index"
+        message = (
+            f"the Pagefind index could not be made ({error}); the search page uses the "
+            "single-script index"
         )
+        result.warnings.append(BuildWarning(f"{PAGEFIND}/", None, message))
         return {}
     for path, data in files.items():
         try:

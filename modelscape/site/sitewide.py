@@ -16,6 +16,7 @@ from urllib.parse import unquote, urlsplit
 
 from modelscape.site.confine import OutputFolder
 from modelscape.site.manifest import OutputRecord
+from modelscape.site.warning import BuildWarning
 
 __all__ = ["broken_links", "links_of", "search_index", "sitemap", "too_large"]
 
@@ -44,14 +45,15 @@ def _resolve(page: str, link: str, base_path: str) -> str | None:
     return path
 
 
-def broken_links(outputs: dict[str, OutputRecord], base_path: str) -> list[str]:
+def broken_links(outputs: dict[str, OutputRecord], base_path: str) -> list[BuildWarning]:
     """Warnings for links of any output that point at no file of the site."""
     warnings = []
     for page, record in sorted(outputs.items()):
         for link in record.links:
             target = _resolve(page, link, base_path)
             if target is not None and target not in outputs:
-                warnings.append(f"{page}: broken link {link!r} (no {target.lstrip(chr(0))})")
+                missing = target.lstrip(chr(0))
+                warnings.append(BuildWarning(page, None, f"broken link {link!r} (no {missing})"))
     return warnings
 
 
@@ -92,14 +94,15 @@ def sitemap(paths: list[str], base_url: str) -> str:
     )
 
 
-def too_large(output: OutputFolder, paths: list[str], limit_mb: float) -> list[str]:
+def too_large(output: OutputFolder, paths: list[str], limit_mb: float) -> list[BuildWarning]:
     """A warning for every file of the site larger than ``limit_mb`` megabytes."""
     warnings = []
     for path in sorted(paths):
         size = output.size(path)
         if size is not None and size > limit_mb * 1e6:
-            warnings.append(
-                f"{path}: {size / 1e6:.1f} MB, over the {limit_mb:g} MB limit (max_file_mb in "
+            message = (
+                f"{size / 1e6:.1f} MB, over the {limit_mb:g} MB limit (max_file_mb in "
                 "site.yaml); GitHub Pages refuses files over 100 MB"
             )
+            warnings.append(BuildWarning(path, None, message))
     return warnings

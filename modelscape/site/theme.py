@@ -34,6 +34,7 @@ from markupsafe import Markup
 from modelscape.site import bounded
 from modelscape.site.config import SiteError
 from modelscape.site.confine import content_files, is_inside
+from modelscape.site.warning import BuildWarning
 
 __all__ = ["Theme", "default_theme"]
 
@@ -191,7 +192,7 @@ class Theme:
                     f"theme folder {site_theme} lies in a hidden folder ({'/'.join(inner)}), "
                     "which a build never reads; move the theme out of it (theme: in site.yaml)"
                 )
-            problems: list[str] = []
+            problems: list[BuildWarning] = []
             content_files(site_theme, self.content, problems, hidden=True)
             if problems:
                 raise SiteError(f"theme folder {site_theme}: {problems[0]}")

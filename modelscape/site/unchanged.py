@@ -35,7 +35,7 @@ from modelscape import __version__
 from modelscape._version import DISTRIBUTION
 from modelscape.site.content import Content
 from modelscape.site.jobs import BuildResult, digest_of
-from modelscape.site.manifest import Manifest, portable, restored
+from modelscape.site.manifest import Manifest, kept_warnings, read_warnings
 from modelscape.site.ownership import OutputState
 
 __all__ = ["SCENARIOS", "fingerprint", "own_scenarios", "plugins", "quick_result"]
@@ -94,7 +94,7 @@ def fingerprint(
             [run.name, *map(_optional(label), (run.report, run.store, run.notes))]
             for run in found.runs
         ],
-        portable(found.warnings, found.root),
+        kept_warnings(found.warnings, found.root),
     )
 
 
@@ -149,10 +149,10 @@ def quick_result(
         return None
     root = found.root
     result = BuildResult(folder, warnings=list(found.warnings))
-    result.warnings.extend(restored(manifest.planned, root))
+    result.warnings.extend(read_warnings(manifest.planned, root))
     for path in manifest.order:
         if outputs[path].warnings:
-            result.warnings.extend(restored(outputs[path].warnings, root))
-    result.warnings.extend(restored(manifest.checks, root))
+            result.warnings.extend(read_warnings(outputs[path].warnings, root))
+    result.warnings.extend(read_warnings(manifest.checks, root))
     result.reused.extend(listed)
     return result

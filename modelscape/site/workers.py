@@ -35,12 +35,11 @@ from typing import Any, TypeVar
 
 from modelscape._collector import paced_collector
 from modelscape.site.config import SiteError
-from modelscape.site.jobs import Job
+from modelscape.site.jobs import Job, Made
 
 __all__ = [
     "PARALLEL_MINIMUM",
     "REPORT_COST",
-    "Made",
     "available_workers",
     "forked_map",
     "make_all",
@@ -56,17 +55,6 @@ PARALLEL_MINIMUM = 200
 REPORT_COST = 10
 #: How long a worker whose pipe has closed is given to be reaped, so its status can be told.
 _REAPED_SECONDS = 30
-
-
-@dataclass(frozen=True)
-class Made:
-    """What making one job produced: its content, search entry, files and warnings."""
-
-    data: str | bytes
-    title: str | None
-    text: str
-    files: dict[str, str]
-    warnings: list[str]
 
 
 def available_workers() -> int:
@@ -94,14 +82,9 @@ def worker_count(requested: int | None, pages: int) -> int:
     return max(1, min(available_workers(), pages // (PARALLEL_MINIMUM // 2)))
 
 
-def _make(job: Job, warnings: list[str]) -> Made:
-    """Make one job; the warnings it adds to the shared list are taken out and returned."""
-    before = len(warnings)
-    data, title, text = job.make()
-    files = job.files() if job.files is not None else {}
-    met = warnings[before:]
-    del warnings[before:]
-    return Made(data, title, text, files, met)
+def _make(job: Job) -> Made:
+    """Make one job: everything it made comes back in what it returns."""
+    return job.make()
 
 
 def _attempt(work: Callable[[int], T], index: int) -> tuple[T | None, BaseException | None]:
@@ -271,14 +254,11 @@ def forked_map(
 
 
 def make_all(
-    jobs: Sequence[Job], todo: Sequence[int], warnings: list[str], *, workers: int
+    jobs: Sequence[Job], todo: Sequence[int], *, workers: int
 ) -> Iterator[tuple[int, Made]]:
-    """Make the jobs at the indexes ``todo``, yielding each in that order with what it made.
-
-    ``warnings`` is the list the jobs report warnings to; each job's own come back with it.
-    """
+    """Make the jobs at the indexes ``todo``, yielding each in that order with what it made."""
     made = forked_map(
-        lambda index: _make(jobs[index], warnings),
+        lambda index: _make(jobs[index]),
         todo,
         workers=workers,
         describe=lambda index: jobs[index].path,

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.site.workflows import validate, workflow
+from tests.scaffold.workflows import validate, workflow
 
 REPO = Path(__file__).resolve().parents[2]
 CHECK = REPO / "scripts" / "check_wheel.py"

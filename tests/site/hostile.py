@@ -102,7 +102,7 @@ class Sandbox:
         import re
 
         result = self.build(**options)
-        found = [w for w in result.warnings if re.search(match, w)]
+        found = [w for w in map(str, result.warnings) if re.search(match, w)]
         assert len(found) == 1, result.warnings
         assert "\n" not in found[0]
         self.refuses(r"warnings? \(--strict\)", strict=True, force=True, **options)

@@ -87,7 +87,7 @@ def test_the_published_manifest_holds_no_local_paths(sandbox: Sandbox) -> None:
         assert local not in text
     # The warnings kept for unchanged pages still name the files when printed.
     again = sandbox.build(base_url="https://example.org/")
-    assert any(str(sandbox.content / "runs" / RUN) in w for w in again.warnings)
+    assert any(str(sandbox.content / "runs" / RUN) in w for w in map(str, again.warnings))
 
 
 def test_a_linked_folder_in_the_output_is_not_written_through(sandbox: Sandbox) -> None:
@@ -186,7 +186,7 @@ def test_files_over_the_size_limit_are_warned_about(sandbox: Sandbox) -> None:
         settings.read_text(encoding="utf-8") + "max_file_mb: 0.2\n", encoding="utf-8"
     )
     result = sandbox.build()
-    large = [w for w in result.warnings if "over the 0.2 MB limit (max_file_mb" in w]
+    large = [w for w in map(str, result.warnings) if "over the 0.2 MB limit (max_file_mb" in w]
     assert any(w.startswith("assets/plotly-cartesian.min.js: ") for w in large)
     assert all("GitHub Pages refuses files over 100 MB" in w for w in large)
     assert sandbox.build(max_file_mb=50).warnings == []

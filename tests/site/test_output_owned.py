@@ -20,10 +20,10 @@ from click.testing import CliRunner
 
 import modelscape.site.ownership
 from modelscape.cli import main
+from modelscape.scaffold.serve import SiteServer
 from modelscape.site import SiteError, build_site
 from modelscape.site.manifest import MANIFEST
 from modelscape.site.ownership import MARKER
-from modelscape.site.serve import SiteServer
 from tests.site.hostile import Sandbox
 from tests.site.links import fetch
 
@@ -84,7 +84,7 @@ def test_changed_pages_are_made_again(sandbox: Sandbox, monkeypatch: pytest.Monk
     for name in tampered:
         assert SCRIPT not in (sandbox.output / name).read_text(encoding="utf-8"), name
         assert name in result.rendered
-    found = [w for w in result.warnings if "differed from what the last build wrote" in w]
+    found = [w for w in map(str, result.warnings) if "differed from what the last build wrote" in w]
     assert len(found) == 1, result.warnings
     assert all(name in found[0] for name in tampered), found
     # The build after it has nothing to do, and reads no output again to know it.
@@ -139,7 +139,7 @@ def test_files_the_build_did_not_write_are_removed(sandbox: Sandbox) -> None:
     assert "etcdir, evil.html, leak.txt, reports/extra/" in strict
     assert os.path.lexists(site / "leak.txt")  # a failed build changes nothing
     result = sandbox.build()
-    found = [w for w in result.warnings if "the build did not write" in w]
+    found = [w for w in map(str, result.warnings) if "the build did not write" in w]
     assert len(found) == 1, result.warnings
     assert found[0].startswith(str(site))
     for name in ("leak.txt", "etcdir", "evil.html", "reports/extra"):
@@ -253,7 +253,7 @@ def test_without_a_key_every_build_starts_over(
 def test_an_empty_content_folder_is_warned_about(tmp_path: Path) -> None:
     (tmp_path / "content").mkdir()
     result = build_site(tmp_path / "content", tmp_path / "site")
-    assert [w for w in result.warnings if "no specs, no runs, no pages" in w]
+    assert [w for w in map(str, result.warnings) if "no specs, no runs, no pages" in w]
     with pytest.raises(SiteError, match=r"no specs, no runs, no pages"):
         build_site(tmp_path / "content", tmp_path / "site", strict=True)
 

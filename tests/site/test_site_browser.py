@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from modelscape.site.serve import SiteServer
+from modelscape.scaffold.serve import SiteServer
 from tests.site.sitetools import RUN
 
 PAGES = {

@@ -130,7 +130,7 @@ def test_a_run_of_an_unknown_scenario_still_gets_pages(content: Path, tmp_path: 
     report.model_copy(update={"scenario": "elsewhere"}).save(other / "report.json")
     (other / "store.db").write_bytes((content / "runs" / RUN / "store.db").read_bytes())
     result = build_site(content, tmp_path / "site")
-    assert any("spec 'elsewhere' is missing" in w for w in result.warnings)
+    assert any("spec 'elsewhere' is missing" in w for w in map(str, result.warnings))
     page = (tmp_path / "site" / "scenarios" / "elsewhere.html").read_text(encoding="utf-8")
     assert 'href="../reports/elsewhere.html"' in page
 

@@ -143,22 +143,23 @@ def test_broken_references_warn_with_page_line_and_hint(content: Path, tmp_path:
     )
     result = build_site(content, tmp_path / "loose")
     where = str(source)
-    assert result.warnings == [
-        f"{where}: line 4: no quantity 'acuracy'; did you mean 'accuracy'? known: accuracy, "
+    shown = [str(warning) for warning in result.warnings]
+    assert shown == [
+        f"{where}:4: no quantity 'acuracy'; did you mean 'accuracy'? known: accuracy, "
         "baseline, answered, spurious, missed, shifts, departures, failed",
-        f"{where}: line 4: no target 'lat'; did you mean 'late'? known: oracle, late, random",
-        f"{where}: line 5: no group 'everyone'; known: all",
-        f"{where}: line 5: no run 'return-windw'; did you mean '{RUN}'? known: {RUN}",
-        f"{where}: line 7: modelscape block: no key 'axes'; did you mean 'axis'? known: "
+        f"{where}:4: no target 'lat'; did you mean 'late'? known: oracle, late, random",
+        f"{where}:5: no group 'everyone'; known: all",
+        f"{where}:5: no run 'return-windw'; did you mean '{RUN}'? known: {RUN}",
+        f"{where}:7: modelscape block: no key 'axes'; did you mean 'axis'? known: "
         "scorecard, profile, sensitivity, divergence, targets, groups, axis",
-        f"{where}: line 12: no axis in run '{RUN}': 'dayz'; did you mean 'days'? known: days",
-        f"{where}: line 17: a modelscape block names exactly one of scorecard, profile, "
+        f"{where}:12: no axis in run '{RUN}': 'dayz'; did you mean 'days'? known: days",
+        f"{where}:17: a modelscape block names exactly one of scorecard, profile, "
         "sensitivity, divergence",
-        f"{where}: line 22: modelscape block: " + result.warnings[7].split("modelscape block: ")[1],
-        f"{where}: line 26: `ms:accuracy`: write `ms:QUANTITY RUN TARGET [GROUP]`, such as "
+        f"{where}:22: modelscape block: " + shown[7].split("modelscape block: ")[1],
+        f"{where}:26: `ms:accuracy`: write `ms:QUANTITY RUN TARGET [GROUP]`, such as "
         "`ms:accuracy pressure-local-models gemma-3-270m all`",
     ]
-    assert "line 2" in result.warnings[7]  # the YAML's own line inside the block
+    assert "line 2" in shown[7]  # the YAML's own line inside the block
     page = (tmp_path / "loose" / "broken.html").read_text(encoding="utf-8")
     assert page.count('class="embed-broken"') == 9
     assert str(content) not in page  # the page shows what is wrong, not the local path
@@ -209,13 +210,12 @@ def test_no_embed_text_breaks_a_page(
     inline_span = "`ms:" + inline.replace("`", "'").replace("\n", " ") + "`"
     fence = "```modelscape\n" + block.replace("```", "'''") + "\n```\n"
     source.write_text(f"# Page\n\nA {inline_span} here.\n\n{fence}", encoding="utf-8")
-    warnings: list[str] = []
-    embeds = Embeds(str(source), run_data, [RUN], warnings)
+    embeds = Embeds(str(source), run_data, [RUN])
     document = parse_markdown(source, embed=embeds)
     items, evidence, _ = embeds.finish()
     assert len(items) == 2
-    assert all(w.startswith(f"{source}: line ") for w in warnings)
-    assert len(warnings) == sum(1 for item in items if item["kind"] == "broken")
+    assert all(w.path == str(source) and w.line is not None for w in embeds.warnings)
+    assert len(embeds.warnings) == sum(1 for item in items if item["kind"] == "broken")
     assert document.html.count("\0embed") == 2
     assert len(evidence["sets"]) == sum(len(r.evidence._sets) for r in embeds.used.values())
 

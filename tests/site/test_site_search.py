@@ -20,11 +20,11 @@ from typing import Any
 
 import pytest
 
+from modelscape.scaffold.project import pages_workflow
 from modelscape.site import SiteError, build_site
 from modelscape.site import build as build_module
 from modelscape.site import search as search_module
 from modelscape.site.manifest import OutputRecord
-from modelscape.site.scaffold import pages_workflow
 from modelscape.site.search import (
     PAGEFIND,
     REQUIREMENT,
@@ -140,13 +140,13 @@ def test_a_pagefind_failure_is_a_warning_and_fails_a_strict_build(
     monkeypatch.setattr(search_module, "pagefind_files", broken)
     content = make_content(tmp_path / "content")
     result = build_site(content, tmp_path / "site")
-    assert [w for w in result.warnings if w.startswith("pagefind/: the Pagefind index")]
+    assert [w for w in map(str, result.warnings) if w.startswith("pagefind/: the Pagefind index")]
     with pytest.raises(SiteError, match="Pagefind index could not be made"):
         build_site(content, tmp_path / "strict", strict=True)
     assert not (tmp_path / "strict").exists()
     # A failure is not "nothing changed": the next build tries again, reusing every page.
     again = build_site(content, tmp_path / "site")
-    assert [w for w in again.warnings if w.startswith("pagefind/: the Pagefind index")]
+    assert [w for w in map(str, again.warnings) if w.startswith("pagefind/: the Pagefind index")]
     assert [p for p in again.rendered if p.endswith(".html")] == []
     monkeypatch.undo()
     mended = build_site(content, tmp_path / "site")

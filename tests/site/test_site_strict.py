@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 from modelscape.cli import main
 from modelscape.report import Report
-from modelscape.site import SiteError, build_site
+from modelscape.site import BuildWarning, SiteError, build_site
 from tests.site.sitetools import CONTENT, RUN
 from tests.support.runs import report_of
 
@@ -32,7 +32,7 @@ def test_the_shipped_content_builds_in_strict_mode(tmp_path: Path) -> None:
 def test_a_broken_link_fails_strict(content: Path, tmp_path: Path) -> None:
     (content / "pages" / "links.md").write_text("[gone](nowhere.md)\n", encoding="utf-8")
     assert build_site(content, tmp_path / "loose").warnings == [
-        "links.html: broken link 'nowhere.html' (no nowhere.html)"
+        BuildWarning("links.html", None, "broken link 'nowhere.html' (no nowhere.html)")
     ]
     with pytest.raises(SiteError, match="1 warning \\(--strict\\)"):
         build_site(content, tmp_path / "site", strict=True)
@@ -104,7 +104,9 @@ def test_a_run_whose_report_and_store_disagree_is_skipped(content: Path, tmp_pat
         thinned / "report.json"
     )
     result = build_site(content, tmp_path / "site")
-    skipped = [w for w in result.warnings if "skipped: its report and store disagree" in w]
+    skipped = [
+        w for w in map(str, result.warnings) if "skipped: its report and store disagree" in w
+    ]
     assert len(skipped) == 2
     assert any("run 'stray' skipped" in w and "the store holds no experiment" in w for w in skipped)
     assert any(
@@ -121,14 +123,14 @@ def test_a_run_whose_report_and_store_disagree_is_skipped(content: Path, tmp_pat
     index = (site / "index.html").read_text(encoding="utf-8")
     assert "stray" not in index
     assert "thinned" not in index
-    assert not [w for w in result.warnings if "broken link" in w]
+    assert not [w for w in map(str, result.warnings) if "broken link" in w]
     with pytest.raises(SiteError, match="run 'stray' skipped"):
         build_site(content, tmp_path / "strict", strict=True)
     # Fixed, the run is built again: the check is repeated when the report changes.
     shutil.copyfile(content / "runs" / RUN / "report.json", thinned / "report.json")
     shutil.rmtree(stray)
     again = build_site(content, site)
-    assert not [w for w in again.warnings if "disagree" in w]
+    assert not [w for w in map(str, again.warnings) if "disagree" in w]
     assert (site / "reports" / "thinned.html").is_file()
 
 
@@ -146,10 +148,12 @@ def test_a_run_whose_store_is_damaged_is_skipped_and_named(content: Path, tmp_pa
     before = store.read_bytes()
     site = tmp_path / "site"
     result = build_site(content, site)
-    skipped = [w for w in result.warnings if "run 'damaged' skipped: its store is damaged" in w]
+    skipped = [
+        w for w in map(str, result.warnings) if "run 'damaged' skipped: its store is damaged" in w
+    ]
     assert len(skipped) == 1, result.warnings
     assert "observations row 4: text that is not UTF-8" in skipped[0]
-    assert not [w for w in result.warnings if "outputs not attached" in w]
+    assert not [w for w in map(str, result.warnings) if "outputs not attached" in w]
     # The damaged run has no page and no row; the others are built; the store is untouched.
     assert not (site / "reports" / "damaged.html").exists()
     assert (site / "reports" / f"{RUN}.html").is_file()

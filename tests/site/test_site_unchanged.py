@@ -231,14 +231,18 @@ def test_an_edited_manifest_never_keeps_a_stale_page(content: Path, tmp_path: Pa
 
 def _saved(folder: Path) -> bytes:
     Manifest(
-        {"index.html": OutputRecord("d1", warnings=["w"], files=["a.txt"])},
+        {
+            "index.html": OutputRecord(
+                "d1", warnings=[{"path": "", "message": "w"}], files=["a.txt"]
+            )
+        },
         {"content:pages/a.md": [3, 4, "abc"]},
         {"run:1:2": {"run": "r"}},
         "key",
-        ["check"],
+        [{"path": "index.html", "message": "check"}],
         "inputs",
         ["index.html"],
-        ["planned"],
+        [{"in": "content", "path": "pages/a.md", "line": 3, "message": "planned"}],
     ).save(folder)
     return (folder / MANIFEST).read_bytes()
 

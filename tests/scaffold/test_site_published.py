@@ -22,9 +22,9 @@ import pytest
 from click.testing import CliRunner
 
 from modelscape.cli import main
-from modelscape.site import init_site
-from modelscape.site.vendored import FOLDER
-from tests.site.workflows import expand, play, validate, workflow
+from modelscape.scaffold import init_site
+from modelscape.scaffold.vendored import FOLDER
+from tests.scaffold.workflows import expand, play, validate, workflow
 
 pytestmark = pytest.mark.slow
 

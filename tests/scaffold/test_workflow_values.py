@@ -21,8 +21,9 @@ import yaml
 from click.testing import CliRunner
 
 from modelscape.cli import main
-from modelscape.site import SiteError, init_site
-from modelscape.site.runs_workflow import runs_workflow
+from modelscape.scaffold import init_site
+from modelscape.scaffold.runs_workflow import runs_workflow
+from modelscape.site import SiteError
 
 HOSTILE = [
     "echo",

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from modelscape.scaffold.serve import SiteServer
 from modelscape.site import SiteError, build_site
-from modelscape.site.serve import SiteServer
 from tests.site.links import crawl, fetch
 
 

@@ -11,8 +11,9 @@ from click.testing import CliRunner
 
 from modelscape._version import __version__
 from modelscape.cli import main
-from modelscape.site import SiteError, build_site, init_site
-from modelscape.site.scaffold import pages_workflow
+from modelscape.scaffold import init_site
+from modelscape.scaffold.project import pages_workflow
+from modelscape.site import SiteError, build_site
 from tests.site.sitetools import REPO
 
 

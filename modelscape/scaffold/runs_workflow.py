@@ -32,8 +32,8 @@ import shlex
 from collections.abc import Sequence
 
 from modelscape._version import DISTRIBUTION
+from modelscape.scaffold.vendored import FOLDER, with_extras
 from modelscape.site.config import SiteError
-from modelscape.site.vendored import FOLDER, with_extras
 
 __all__ = ["install_comment", "runs_workflow"]
 

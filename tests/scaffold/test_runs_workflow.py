@@ -21,9 +21,10 @@ import pytest
 from click.testing import CliRunner
 
 from modelscape.cli import main
-from modelscape.site import SiteError, init_site
-from modelscape.site.runs_workflow import runs_workflow
-from tests.site.workflows import actionlint, expand, play, schema, workflow
+from modelscape.scaffold import init_site
+from modelscape.scaffold.runs_workflow import runs_workflow
+from modelscape.site import SiteError
+from tests.scaffold.workflows import actionlint, expand, play, schema, workflow
 
 TARGETS = ["echo", 'constant:{"answer": true}']
 

@@ -6,7 +6,7 @@ mode and deploys it to Pages (configure-pages, upload-pages-artifact, deploy-pag
 repository publishes its own ``content/`` with the same workflow (:func:`pages_workflow`).
 
 The workflows install the wheel of the modelscape that wrote the project, which ``init`` puts
-in ``vendor/`` (:mod:`~modelscape.site.vendored`): no package index serves modelscape yet, and
+in ``vendor/`` (:mod:`~modelscape.scaffold.vendored`): no package index serves modelscape yet, and
 a site should build with the release it was made with. ``from_index=True`` (``init
 --from-index``) installs the same version from the index instead, once it is published there.
 """
@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from modelscape._version import DISTRIBUTION, __version__
+from modelscape.scaffold.runs_workflow import install_comment, runs_workflow
+from modelscape.scaffold.vendored import FOLDER, vendor_wheel, with_extras
 from modelscape.site.config import SiteError
-from modelscape.site.runs_workflow import install_comment, runs_workflow
-from modelscape.site.vendored import FOLDER, vendor_wheel, with_extras
 
 __all__ = ["init_site", "pages_workflow"]
 
@@ -164,7 +164,7 @@ def init_site(
     ``vendor/``; with ``from_index``, the same version from the package index instead. With
     ``shards``, it also holds ``.github/workflows/runs.yml``, which runs the spec against
     ``targets`` in that many shards per target and publishes the merged runs (see
-    :mod:`~modelscape.site.runs_workflow`). Everything is checked, and the wheel made, before
+    :mod:`~modelscape.scaffold.runs_workflow`). Everything is checked, and the wheel made, before
     the first file is written.
     """
     root = Path(folder)
