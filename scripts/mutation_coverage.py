@@ -160,6 +160,10 @@ def _record(folder: Path, arguments: Sequence[str], into: TestMap) -> None:
         "no:cacheprovider",
         "-p",
         "mutation_plugin",
+        # the addopts' --dist loadgroup makes pytest-cov take the run for a distributed one,
+        # whose controller records no per-test contexts
+        "--dist",
+        "no",
         "--cov=modelscape",
         "--cov-context=test",
         "--cov-report=",
