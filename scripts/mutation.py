@@ -45,7 +45,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from mutation_coverage import TestMap, environment, load
+from mutation_coverage import CoverageMap, environment, load
 from mutation_score import ERROR, KILLED, SURVIVED, UNREACHED, print_scores
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -311,7 +311,7 @@ class Plan:
     whole: bool = False
 
 
-def _plan(mutant: Mutant, test_map: TestMap | None, whole_seconds: float) -> Plan:
+def _plan(mutant: Mutant, test_map: CoverageMap | None, whole_seconds: float) -> Plan:
     places, _ = _places(mutant.package)
     if test_map is None or (
         not test_map.covering(mutant.path, mutant.reached_by, places)
@@ -394,7 +394,7 @@ def _run_all(
     mutants: list[Mutant],
     equivalent: dict[str, str],
     folders: list[Path],
-    test_map: TestMap | None,
+    test_map: CoverageMap | None,
     whole_seconds: float,
 ) -> dict[str, str]:
     """Run every mutant not known to be equivalent, ``len(folders)`` at a time."""

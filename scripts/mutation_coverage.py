@@ -82,7 +82,7 @@ def _under(relative: str, places: Sequence[str]) -> bool:
 
 
 @dataclass
-class TestMap:
+class CoverageMap:
     """The tests of the covering folders and the lines each executes."""
 
     #: Node ids in collection order, with the seconds each took under coverage.
@@ -132,7 +132,7 @@ class TestMap:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, object]) -> TestMap:
+    def from_json(cls, data: dict[str, object]) -> CoverageMap:
         lines = data["lines"]
         assert isinstance(lines, dict)
         return cls(
@@ -145,7 +145,7 @@ class TestMap:
         )
 
 
-def _record(folder: Path, arguments: Sequence[str], into: TestMap) -> None:
+def _record(folder: Path, arguments: Sequence[str], into: CoverageMap) -> None:
     """Run ``arguments`` (test places and options) under coverage in ``folder``; merge the map."""
     data_file = folder / ".coverage-mutation"
     outcomes_file = folder / ".mutation-outcomes.jsonl"
@@ -206,7 +206,7 @@ def _record(folder: Path, arguments: Sequence[str], into: TestMap) -> None:
 
 def load(
     folder: Path, groups: Sequence[tuple[Sequence[str], Sequence[str]]], copied: Iterable[str]
-) -> TestMap:
+) -> CoverageMap:
     """The map for this tree, recorded in ``folder`` (a scratch copy) where the cache lacks it.
 
     ``groups`` are (places, options) pairs: test folders or modules run together with options
@@ -215,9 +215,9 @@ def load(
     shared, modules = tree_key(copied)
     cache = CACHE / f"coverage-{shared[:16]}.json"
     test_map = (
-        TestMap.from_json(json.loads(cache.read_text(encoding="utf-8")))
+        CoverageMap.from_json(json.loads(cache.read_text(encoding="utf-8")))
         if cache.exists()
-        else TestMap()
+        else CoverageMap()
     )
     wanted = {
         name: digest
