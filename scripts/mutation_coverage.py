@@ -230,13 +230,14 @@ def load(
         return test_map
     test_map.drop_modules(stale | removed)
     everything = not test_map.modules
+    CACHE.mkdir(parents=True, exist_ok=True)
     for places, options in groups:
         mine = sorted(name for name in stale if _under(name, places))
         if mine:
             _record(folder, [*(places if everything else mine), *options], test_map)
-    test_map.modules.update({name: wanted[name] for name in stale})
-    CACHE.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps(test_map.to_json()), encoding="utf-8")
+            # saved after each group, so an interrupted recording keeps what it finished
+            test_map.modules.update({name: wanted[name] for name in mine})
+            cache.write_text(json.dumps(test_map.to_json()), encoding="utf-8")
     if test_map.failing:
         print(f"left out, failing before any mutation: {test_map.failing}", flush=True)
     return test_map
