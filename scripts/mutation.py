@@ -380,7 +380,11 @@ def main() -> None:
     )
     folders = [_scratch() for _ in range(max(1, arguments.jobs))]
     try:
-        test_map = None if arguments.whole else load(folders[0], _groups(packages), COPIED)
+        test_map = (
+            None
+            if arguments.whole
+            else load(folders[0], _groups(packages), COPIED, packages=packages)
+        )
         # the whole folders' time, for the timeout of a mutant run against them
         whole_seconds = sum(test_map.seconds) if test_map else 3600.0
         outcomes = _run_all(mutants, equivalent, folders, test_map, whole_seconds)

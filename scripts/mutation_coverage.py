@@ -145,8 +145,11 @@ class CoverageMap:
         )
 
 
-def _record(folder: Path, arguments: Sequence[str], into: CoverageMap) -> None:
-    """Run ``arguments`` (test places and options) under coverage in ``folder``; merge the map."""
+def _record(
+    folder: Path, arguments: Sequence[str], into: CoverageMap, packages: Sequence[str]
+) -> None:
+    """Run ``arguments`` (test places and options) under coverage of ``packages`` in
+    ``folder``; merge what they execute into the map."""
     data_file = folder / ".coverage-mutation"
     outcomes_file = folder / ".mutation-outcomes.jsonl"
     for stale in (data_file, outcomes_file):
@@ -164,7 +167,10 @@ def _record(folder: Path, arguments: Sequence[str], into: CoverageMap) -> None:
         # whose controller records no per-test contexts
         "--dist",
         "no",
-        "--cov=modelscape",
+        # Only the packages mutated are traced: the rest (the pages a site build renders, say)
+        # then runs at nearly full speed, which decides whether the site tests can be
+        # recorded at all (they took over 20 minutes a test traced whole on a loaded machine).
+        *(f"--cov=modelscape/{package}" for package in packages),
         "--cov-context=test",
         "--cov-report=",
         *arguments,
@@ -205,15 +211,21 @@ def _record(folder: Path, arguments: Sequence[str], into: CoverageMap) -> None:
 
 
 def load(
-    folder: Path, groups: Sequence[tuple[Sequence[str], Sequence[str]]], copied: Iterable[str]
+    folder: Path,
+    groups: Sequence[tuple[Sequence[str], Sequence[str]]],
+    copied: Iterable[str],
+    *,
+    packages: Sequence[str],
 ) -> CoverageMap:
-    """The map for this tree, recorded in ``folder`` (a scratch copy) where the cache lacks it.
+    """The map of ``packages`` for this tree, recorded in ``folder`` (a scratch copy) where the
+    cache lacks it.
 
     ``groups`` are (places, options) pairs: test folders or modules run together with options
-    such as a marker expression.
+    such as a marker expression. Each set of packages has a map of its own.
     """
     shared, modules = tree_key(copied)
-    cache = CACHE / f"coverage-{shared[:16]}.json"
+    measured = "-".join(sorted(packages))
+    cache = CACHE / f"coverage-{shared[:16]}-{measured}.json"
     test_map = (
         CoverageMap.from_json(json.loads(cache.read_text(encoding="utf-8")))
         if cache.exists()
@@ -234,7 +246,8 @@ def load(
     for places, options in groups:
         mine = sorted(name for name in stale if _under(name, places))
         if mine:
-            _record(folder, [*(places if everything else mine), *options], test_map)
+            arguments = [*(places if everything else mine), *options]
+            _record(folder, arguments, test_map, packages)
             # saved after each group, so an interrupted recording keeps what it finished
             test_map.modules.update({name: wanted[name] for name in mine})
             cache.write_text(json.dumps(test_map.to_json()), encoding="utf-8")
