@@ -210,6 +210,18 @@ def _record(
             by_line[line] = sorted(set(indexes))
 
 
+def _cache_file(shared: str, packages: Sequence[str]) -> Path:
+    """The cached map of this tree that measured ``packages`` (or more), else where to put one.
+
+    A map named without packages measured every package."""
+    wanted = set(packages)
+    for found in sorted(CACHE.glob(f"coverage-{shared[:16]}*.json")):
+        named = found.stem.removeprefix(f"coverage-{shared[:16]}").lstrip("-")
+        if not named or wanted <= set(named.split("-")):
+            return found
+    return CACHE / f"coverage-{shared[:16]}-{'-'.join(sorted(packages))}.json"
+
+
 def load(
     folder: Path,
     groups: Sequence[tuple[Sequence[str], Sequence[str]]],
@@ -224,8 +236,7 @@ def load(
     such as a marker expression. Each set of packages has a map of its own.
     """
     shared, modules = tree_key(copied)
-    measured = "-".join(sorted(packages))
-    cache = CACHE / f"coverage-{shared[:16]}-{measured}.json"
+    cache = _cache_file(shared, packages)
     test_map = (
         CoverageMap.from_json(json.loads(cache.read_text(encoding="utf-8")))
         if cache.exists()
