@@ -183,8 +183,8 @@ def _record(
     from coverage import CoverageData  # only the recording needs coverage.py
 
     index: dict[str, int] = {}
-    for line in outcomes_file.read_text(encoding="utf-8").splitlines():
-        outcome = json.loads(line)
+    for record in outcomes_file.read_text(encoding="utf-8").splitlines():
+        outcome = json.loads(record)
         if not outcome["passed"]:
             into.failing.append(outcome["test"])
             continue
