@@ -248,7 +248,8 @@ def load(
         if any(_under(name, places) for places, _ in groups)
     }
     stale = {name for name, digest in wanted.items() if test_map.modules.get(name) != digest}
-    removed = set(test_map.modules) - set(wanted)
+    # modules gone from the tree; those outside these groups stay for other packages' runs
+    removed = set(test_map.modules) - set(modules)
     if not stale and not removed:
         return test_map
     test_map.drop_modules(stale | removed)
