@@ -3,20 +3,28 @@
 Each *mutant* is one small change to one expression of a package: an arithmetic or comparison
 operator swapped (``+``/``-``, ``<``/``<=``, ``==``/``!=``, ``and``/``or``, ``is``/``is not``),
 a ``not`` or unary minus dropped, a number moved by one, a boolean flipped. A sample of them
-is drawn per package (seeded), and each is run against the tests that cover its package in a
-scratch copy of the repository (the working tree is never touched). A mutant is *killed* when
-a test fails or times out, and *survives* when every test passes.
+is drawn per package (seeded) and each is run in a scratch copy of the repository (the working
+tree is never touched), stopping at the first failing test, under the Hypothesis profile CI
+uses. A mutant is *killed* when a test fails or times out, and *survives* when every test passes.
+
+A mutant runs only against the tests that execute its lines (scripts/mutation_coverage.py
+records which, once per tree, and caches the map under build/): among its package's covering
+tests (COVERING below), those that run the changed expression. One in code that runs outside
+any test (a module body at import, say) runs against the whole covering folders; one that no
+test executes at all is a survivor without running anything, and is listed as *unreached*.
 
 Some mutants change nothing a caller could observe (an equivalent mutant: ``x >= 0`` for
 ``x > 0`` where x is never 0, a tolerance nobody reaches). They are listed with the reason in
 ``scripts/mutation-equivalent.json`` after review, and left out of the score, which is the
-share of the other mutants killed, per package and overall.
+share of the other mutants killed, per package and overall, with its 95% interval.
 
     python scripts/mutation.py [--per-package 60] [--packages stats,analysis,pages]
-                               [--seed 0] [--jobs 1] [--list]
+                               [--seed 0] [--jobs 1] [--list] [--only TEXT] [--whole]
 
-Mutants inside f-strings (messages), annotations and docstrings are never drawn: they change
-what is said, not what is computed.
+``--only`` runs the drawn mutants whose id contains the text (repeatable); ``--whole`` runs each
+against its package's whole covering folders, as before the coverage map. Mutants inside
+f-strings (messages), annotations and docstrings are never drawn: they change what is said,
+not what is computed.
 """
 
 from __future__ import annotations
@@ -25,17 +33,20 @@ import argparse
 import ast
 import copy
 import json
-import os
 import random
 import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+
+from mutation_coverage import CoverageMap, environment, load
+from mutation_score import ERROR, KILLED, SURVIVED, UNREACHED, print_scores
 
 ROOT = Path(__file__).resolve().parents[1]
 EQUIVALENT = Path(__file__).with_name("mutation-equivalent.json")
@@ -130,6 +141,9 @@ class Mutant:
     node: int
     #: For comparisons, which operator of a chained comparison.
     position: int = 0
+    #: The lines a test must execute to reach the change: the expression's own and the first
+    #: line of the statement holding it.
+    reached_by: tuple[int, ...] = ()
 
     @property
     def id(self) -> str:
@@ -171,15 +185,27 @@ def _sites(package: str, path: Path) -> Iterator[Mutant]:
     tree = ast.parse(source)
     skipped = _skipped_nodes(tree)
     relative = str(path.relative_to(ROOT))
+    statement_of: dict[int, int] = {}
+    for outer in ast.walk(tree):
+        if isinstance(outer, ast.stmt):
+            for inner in ast.walk(outer):
+                # ast.walk goes outside in, so the innermost statement is written last
+                statement_of[id(inner)] = outer.lineno
     for index, node in enumerate(ast.walk(tree)):
         if id(node) in skipped:
             continue
         where = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+        end = getattr(node, "end_lineno", None) or where[0]
+        reached = tuple(sorted({statement_of.get(id(node), where[0]), *range(where[0], end + 1)}))
 
         def mutant(
-            change: str, position: int = 0, at: tuple[int, int] = where, node: int = index
+            change: str,
+            position: int = 0,
+            at: tuple[int, int] = where,
+            node: int = index,
+            lines: tuple[int, ...] = reached,
         ) -> Mutant:
-            return Mutant(package, relative, at[0], at[1], change, node, position)
+            return Mutant(package, relative, at[0], at[1], change, node, position, lines)
 
         if isinstance(node, ast.BinOp | ast.AugAssign) and type(node.op) in _BINARY:
             old, new = _SYMBOL[type(node.op)], _SYMBOL[_BINARY[type(node.op)]]
@@ -253,37 +279,79 @@ def _scratch() -> Path:
     return folder
 
 
-def _pytest(folder: Path, package: str, timeout: float) -> tuple[bool, float]:
-    """Whether the covering tests pass in ``folder``, and how long they took."""
-    # The examples CI runs (tests/support/examples.py): a mutant is killed or not by the suite
-    # as CI runs it, not by the few examples of the dev profile.
-    environment = {
-        **os.environ,
-        "PYTHONPATH": str(folder),
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "MODELSCAPE_HYPOTHESIS": "ci",
-    }
-    started = time.perf_counter()
+def _places(package: str) -> tuple[list[str], list[str]]:
+    """The test folders or modules covering ``package``, and the options they run with."""
+    places: list[str] = []
+    options: list[str] = []
+    arguments = iter(COVERING[package])
+    for argument in arguments:
+        if argument.startswith("-"):
+            options.extend((argument, next(arguments)))
+        else:
+            places.append(argument)
+    return places, options
+
+
+def _groups(packages: list[str]) -> list[tuple[list[str], list[str]]]:
+    """The covering places of ``packages``, each once, gathered by the options they run with."""
+    gathered: dict[tuple[str, ...], list[str]] = {}
+    for package in packages:
+        places, options = _places(package)
+        group = gathered.setdefault(tuple(options), [])
+        group.extend(place for place in places if place not in group)
+    return [(places, list(options)) for options, places in gathered.items()]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one mutant is run: against these tests, the whole folders, or not at all."""
+
+    tests: tuple[str, ...]
+    timeout: float
+    whole: bool = False
+
+
+def _plan(mutant: Mutant, test_map: CoverageMap | None, whole_seconds: float) -> Plan:
+    places, _ = _places(mutant.package)
+    if test_map is None or (
+        not test_map.covering(mutant.path, mutant.reached_by, places)
+        and test_map.reached_outside(mutant.path, mutant.reached_by)
+    ):
+        return Plan((), 3 * whole_seconds + 60, whole=True)
+    chosen = test_map.covering(mutant.path, mutant.reached_by, places)
+    seconds = sum(test_map.seconds[index] for index in chosen)
+    return Plan(tuple(test_map.tests[index] for index in chosen), 3 * seconds + 60)
+
+
+def _pytest(folder: Path, package: str, plan: Plan) -> str:
+    """Run the plan's tests in ``folder``: killed, survived or error (a selection that failed)."""
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider"]
+    extra: dict[str, str] = {}
+    if plan.whole:
+        command.extend(COVERING[package])
+    else:
+        keep = folder / ".mutation-keep.txt"
+        keep.write_text("\n".join(plan.tests), encoding="utf-8")
+        modules = sorted({test.split("::", 1)[0] for test in plan.tests})
+        command.extend(["-p", "mutation_plugin", *modules])
+        extra["MODELSCAPE_MUTATION_KEEP"] = str(keep)
     try:
         done = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "pytest",
-                "-x",
-                "-q",
-                "-p",
-                "no:cacheprovider",
-                *COVERING[package],
-            ],
+            command,
             cwd=folder,
-            env=environment,
+            env=environment(folder, **extra),
             capture_output=True,
-            timeout=timeout,
+            timeout=plan.timeout,
+            check=False,
         )
     except subprocess.TimeoutExpired:
-        return False, time.perf_counter() - started
-    return done.returncode == 0, time.perf_counter() - started
+        return KILLED
+    # 1: a test failed; 2: interrupted, as when a collected module fails to import; 3: an
+    # internal error, as when a hook (the conftest's) raises. 4 and 5 (usage error, nothing
+    # collected) mean the selection went wrong, which says nothing about the mutant.
+    if done.returncode in (1, 2, 3):
+        return KILLED
+    return SURVIVED if done.returncode == 0 else ERROR
 
 
 def main() -> None:
@@ -293,12 +361,16 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--list", action="store_true", help="Only list the drawn mutants.")
+    parser.add_argument("--only", action="append", default=[], help="Run ids containing this.")
+    parser.add_argument("--whole", action="store_true", help="Run whole covering folders.")
     arguments = parser.parse_args()
     packages = arguments.packages.split(",")
     unknown = [p for p in packages if p not in COVERING]
     if unknown:
         parser.error(f"unknown packages {unknown}; choose from {sorted(COVERING)}")
     mutants = draw(packages, arguments.per_package, arguments.seed)
+    if arguments.only:
+        mutants = [m for m in mutants if any(text in m.id for text in arguments.only)]
     if arguments.list:
         for mutant in mutants:
             print(mutant.id)
@@ -307,76 +379,62 @@ def main() -> None:
         json.loads(EQUIVALENT.read_text(encoding="utf-8")) if EQUIVALENT.exists() else {}
     )
     folders = [_scratch() for _ in range(max(1, arguments.jobs))]
-    baseline: dict[str, float] = {}
-    for package in packages:
-        passed, seconds = _pytest(folders[0], package, timeout=3600)
-        if not passed:
-            sys.exit(f"the covering tests of {package} fail before any mutation")
-        baseline[package] = seconds
-    print(f"{len(mutants)} mutants; baseline seconds: {baseline}", flush=True)
-    free = list(folders)
-    outcomes: dict[Mutant, bool] = {}
-
-    def run(mutant: Mutant) -> None:
-        folder = free.pop()
-        try:
-            target = folder / mutant.path
-            original = target.read_text(encoding="utf-8")
-            try:
-                target.write_text(_mutate(original, mutant), encoding="utf-8")
-                passed, _ = _pytest(folder, mutant.package, 3 * baseline[mutant.package] + 30)
-            finally:
-                target.write_text(original, encoding="utf-8")
-            outcomes[mutant] = not passed
-            mark = "killed" if not passed else "SURVIVED"
-            print(f"{mark:8} {mutant.id}", flush=True)
-        finally:
-            free.append(folder)
-
     try:
-        with ThreadPoolExecutor(max_workers=len(folders)) as pool:
-            list(pool.map(run, [m for m in mutants if m.id not in equivalent]))
+        test_map = (
+            None
+            if arguments.whole
+            else load(folders[0], _groups(packages), COPIED, packages=packages)
+        )
+        # the whole folders' time, for the timeout of a mutant run against them
+        whole_seconds = sum(test_map.seconds) if test_map else 3600.0
+        outcomes = _run_all(mutants, equivalent, folders, test_map, whole_seconds)
     finally:
         for folder in folders:
             shutil.rmtree(folder, ignore_errors=True)
-    _print_scores(packages, mutants, outcomes, equivalent)
+    print_scores(packages, mutants, outcomes, equivalent)
 
 
-def _print_scores(
-    packages: list[str],
+def _run_all(
     mutants: list[Mutant],
-    outcomes: dict[Mutant, bool],
     equivalent: dict[str, str],
-) -> None:
-    print()
-    header = f"{'package':<10} {'drawn':>5} {'equivalent':>10} {'killed':>6} {'survived':>8} score"
-    print(header)
-    print("-" * len(header))
-    totals = [0, 0, 0, 0]
-    for package in packages:
-        mine = [m for m in mutants if m.package == package]
-        excluded = sum(1 for m in mine if m.id in equivalent)
-        killed = sum(1 for m in mine if outcomes.get(m) is True)
-        survived = sum(1 for m in mine if outcomes.get(m) is False)
-        tested = killed + survived
-        score = f"{killed / tested:.1%}" if tested else "—"
-        print(f"{package:<10} {len(mine):>5} {excluded:>10} {killed:>6} {survived:>8} {score}")
-        counts = (len(mine), excluded, killed, survived)
-        totals = [a + b for a, b in zip(totals, counts, strict=True)]
-    tested = totals[2] + totals[3]
-    overall = f"{totals[2] / tested:.1%}" if tested else "—"
-    print(f"{'overall':<10} {totals[0]:>5} {totals[1]:>10} {totals[2]:>6} {totals[3]:>8} {overall}")
-    survivors = [m for m in mutants if outcomes.get(m) is False]
-    if survivors:
-        print("\nsurviving mutants:")
-        for mutant in survivors:
-            print(f"  {mutant.id}")
-    if equivalent:
-        used = [m for m in mutants if m.id in equivalent]
-        if used:
-            print("\nleft out as equivalent:")
-            for mutant in used:
-                print(f"  {mutant.id}: {equivalent[mutant.id]}")
+    folders: list[Path],
+    test_map: CoverageMap | None,
+    whole_seconds: float,
+) -> dict[str, str]:
+    """Run every mutant not known to be equivalent, ``len(folders)`` at a time."""
+    free = list(folders)
+    outcomes: dict[str, str] = {}
+    lock = threading.Lock()
+    print(f"{len(mutants)} mutants", flush=True)
+
+    def run(mutant: Mutant) -> None:
+        plan = _plan(mutant, test_map, whole_seconds)
+        started = time.perf_counter()
+        if not plan.tests and not plan.whole:
+            outcome = UNREACHED
+        else:
+            with lock:
+                folder = free.pop()
+            try:
+                target = folder / mutant.path
+                original = target.read_text(encoding="utf-8")
+                try:
+                    target.write_text(_mutate(original, mutant), encoding="utf-8")
+                    outcome = _pytest(folder, mutant.package, plan)
+                finally:
+                    target.write_text(original, encoding="utf-8")
+            finally:
+                with lock:
+                    free.append(folder)
+        outcomes[mutant.id] = outcome
+        against = "whole folders" if plan.whole else f"{len(plan.tests)} tests"
+        mark = "killed" if outcome == KILLED else outcome.upper()
+        seconds = time.perf_counter() - started
+        print(f"{mark:9} {mutant.id}  ({against}, {seconds:.0f} s)", flush=True)
+
+    with ThreadPoolExecutor(max_workers=len(folders)) as pool:
+        list(pool.map(run, [m for m in mutants if m.id not in equivalent]))
+    return outcomes
 
 
 if __name__ == "__main__":
