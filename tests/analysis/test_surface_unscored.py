@@ -6,7 +6,8 @@ is 0, not some other number a page would print beside "no value".
 
 from __future__ import annotations
 
-from modelscape.execution import CallableTarget, Runner, TargetRequest
+from modelscape import CallableTarget, TargetRequest
+from modelscape.execution import Runner
 from modelscape.task.design import Grid
 from tests.analysis.conftest import FAST, scenario
 

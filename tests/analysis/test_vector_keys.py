@@ -16,7 +16,7 @@ from modelscape._identity import JsonValue
 from modelscape.measures import KeyedDifference, Response
 from modelscape.results.results import Results
 from modelscape.scenario import Scenario
-from modelscape.target import TargetOutput
+from modelscape.targets.protocol import TargetOutput
 from modelscape.task.design import Sweep
 from tests.analysis import direct
 from tests.analysis.conftest import ANSWER, AXES, FAST, ITEMS, TEMPLATE, run

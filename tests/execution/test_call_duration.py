@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import time
 
-from modelscape.execution import CallableTarget, ExecutionConfig, Experiment, RetryPolicy, Runner
+from modelscape import CallableTarget
+from modelscape.execution import ExecutionConfig, Experiment, RetryPolicy, Runner
 from modelscape.store import MemoryStore
-from modelscape.target import TargetOutput
+from modelscape.targets.protocol import TargetOutput
 from tests.support.mapping_space import space
 
 

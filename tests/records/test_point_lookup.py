@@ -6,10 +6,11 @@ another run (or mistyped) must give None, not some other output's value.
 
 from __future__ import annotations
 
-from modelscape.execution import CallableTarget, ExecutionConfig, Experiment, RetryPolicy, Runner
+from modelscape import CallableTarget
+from modelscape.execution import ExecutionConfig, Experiment, RetryPolicy, Runner
 from modelscape.measures import CallableMetric
 from modelscape.store import MemoryStore
-from modelscape.target import TargetOutput
+from modelscape.targets.protocol import TargetOutput
 from tests.support.mapping_space import space
 
 FAST = ExecutionConfig(concurrency=2, timeout=10.0, retry=RetryPolicy(attempts=1))
