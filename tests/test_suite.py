@@ -89,7 +89,9 @@ def test_plain(i):
         seen.setdefault(note.name.split("-")[0], set()).add(note.read_text())
     assert len(seen["browser"]) == 1
     assert len(seen["model"]) == 1
-    assert seen["plain"] == {"gw0", "gw1"}  # the rest is shared out
+    # the rest may go to either worker: which, depends on who is free (under load one worker
+    # took all eight while the other ran its group)
+    assert seen["plain"] <= {"gw0", "gw1"}
 
 
 PROPERTY = """

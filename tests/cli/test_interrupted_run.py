@@ -10,6 +10,8 @@ import sys
 import time
 from pathlib import Path
 
+from tests.support.signals import default_sigint
+
 # Quick for the first outputs, then 0.3 s a call: the run is still going, whatever the
 # machine's speed, when the test sees outputs stored and presses Ctrl-C (at 0.02 s a call
 # the 360 calls once finished in one second, before the interrupt came), and a call in
@@ -46,6 +48,7 @@ def test_ctrl_c_exits_130_after_saving_what_arrived(tmp_path: Path) -> None:
         env=environment,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        preexec_fn=default_sigint,
     )
     deadline = time.monotonic() + 120
     while _stored(store) < 20 and process.poll() is None and time.monotonic() < deadline:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from modelscape.store.sqlite import SQLiteStore
+from tests.support.signals import default_sigint
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -25,6 +26,7 @@ def start(store: Path, log: Path, *extra: str) -> subprocess.Popen[bytes]:
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=REPO,
+        preexec_fn=default_sigint,  # interrupted by some tests, as Ctrl-C would
     )
 
 
