@@ -292,6 +292,17 @@ class TargetOptions(HttpOptions, Generation):
         given = HttpOptions.model_fields.keys() & self.model_fields_set
         return HttpOptions(**{name: getattr(self, name) for name in given})
 
+    def provider_keywords(self) -> dict[str, Any]:
+        """What every HTTP provider's constructor takes from these options, by keyword: the
+        label, version and structured mode, and the two settings objects."""
+        return {
+            "name": self.name,
+            "version": self.version,
+            "structured": self.structured,
+            "generation": self.generation,
+            "http": self.http,
+        }
+
 
 def is_loopback(url: str) -> bool:
     """Whether a URL's host is this machine, as written: ``localhost`` itself, or a literal

@@ -200,11 +200,7 @@ def _anthropic(argument: str, **given: Any) -> AnthropicTarget:
     return AnthropicTarget(
         model,
         base_url=url or ANTHROPIC_BASE_URL,
-        name=options.name,
-        version=options.version,
-        structured=options.structured,
-        generation=options.generation,
-        http=options.http,
+        **options.provider_keywords(),
         api_key_env=options.api_key_env or ANTHROPIC.key_variable,
     )
 

@@ -174,11 +174,7 @@ def _azure(argument: str, **given: Any) -> AzureOpenAITarget:
         deployment,
         endpoint=endpoint,
         api_version=options.api_version or AZURE_API_VERSION,
-        name=options.name,
-        version=options.version,
-        structured=options.structured,
-        generation=options.generation,
-        http=options.http,
+        **options.provider_keywords(),
         api_key_env=options.api_key_env or AZURE.key_variable,
     )
 

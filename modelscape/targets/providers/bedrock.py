@@ -302,11 +302,7 @@ def _bedrock(argument: str, **given: Any) -> BedrockTarget:
         model,
         region=region,
         base_url=url,
-        name=options.name,
-        version=options.version,
-        structured=options.structured,
-        generation=options.generation,
-        http=options.http,
+        **options.provider_keywords(),
     )
 
 

@@ -222,11 +222,7 @@ def _gemini(argument: str, **given: Any) -> GeminiTarget:
     return GeminiTarget(
         model,
         base_url=url or GEMINI_BASE_URL,
-        name=options.name,
-        version=options.version,
-        structured=options.structured,
-        generation=options.generation,
-        http=options.http,
+        **options.provider_keywords(),
         api_key_env=options.api_key_env or GEMINI.key_variable,
     )
 

@@ -203,11 +203,7 @@ def _openai(argument: str, **given: Any) -> OpenAITarget:
     return OpenAITarget(
         model,
         base_url=url or OPENAI_BASE_URL,
-        name=options.name,
-        version=options.version,
-        structured=options.structured,
-        generation=options.generation,
-        http=options.http,
+        **options.provider_keywords(),
         api_key_env=options.api_key_env or OPENAI.key_variable,
     )
 
@@ -228,11 +224,7 @@ def _openai_compatible(argument: str, **given: Any) -> OpenAICompatibleTarget:
         model,
         base_url=first,
         replicas=others,
-        name=options.name,
-        version=options.version,
-        structured=options.structured,
-        generation=options.generation,
-        http=options.http,
+        **options.provider_keywords(),
         api_key_env=options.api_key_env,
     )
 

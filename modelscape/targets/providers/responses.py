@@ -224,11 +224,7 @@ def _responses(argument: str, **given: Any) -> OpenAIResponsesTarget:
     return OpenAIResponsesTarget(
         model,
         base_url=url or OPENAI_BASE_URL,
-        name=options.name,
-        version=options.version,
-        structured=options.structured,
-        generation=options.generation,
-        http=options.http,
+        **options.provider_keywords(),
         api_key_env=options.api_key_env or RESPONSES.key_variable,
     )
 
