@@ -21,7 +21,7 @@ import time
 
 from modelscape._model import trusted
 from modelscape.errors import StoreError
-from modelscape.results.records import Observation, PointMeasurement
+from modelscape.records.stored import Observation, PointMeasurement
 from modelscape.store.protocol import Store
 from modelscape.targets._cleaning import clean_text
 from modelscape.targets.protocol import TargetOutput

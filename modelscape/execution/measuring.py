@@ -22,8 +22,13 @@ from modelscape.errors import ExecutionError
 from modelscape.execution.calls import run_workers
 from modelscape.execution.experiment import Experiment, ObservationIds
 from modelscape.measures import CallableDifference, CallableMetric, KeyedDifference, Response
-from modelscape.records.stored import difference_id, point_id
-from modelscape.results.records import DifferenceMeasurement, Observation, PointMeasurement
+from modelscape.records.stored import (
+    DifferenceMeasurement,
+    Observation,
+    PointMeasurement,
+    difference_id,
+    point_id,
+)
 from modelscape.store.protocol import Store
 from modelscape.targets._cleaning import clean_data
 from modelscape.task.space import Variant

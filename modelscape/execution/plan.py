@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 import numpy as np
 
 from modelscape.execution.experiment import PlannedObservation
-from modelscape.results.records import Observation
+from modelscape.records.stored import Observation
 from modelscape.store.protocol import Store
 
 __all__ = ["BLOCK", "Blocks", "Ids", "Reuse"]

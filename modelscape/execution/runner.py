@@ -39,7 +39,7 @@ from modelscape.execution.measuring import (
     score_point,
 )
 from modelscape.execution.plan import BLOCK, Blocks, Ids, Reuse
-from modelscape.results.records import Observation
+from modelscape.records.stored import Observation
 from modelscape.results.results import Results
 from modelscape.store.memory import MemoryStore
 from modelscape.store.protocol import Store

@@ -21,7 +21,7 @@ from typing import Any
 from modelscape._identity import AxisValue
 from modelscape.pages.embedded import embedded
 from modelscape.pages.scenario import show_value
-from modelscape.results.records import Observation
+from modelscape.records.stored import Observation
 from modelscape.results.results import Results
 from modelscape.task.space import Variant
 

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 import numpy as np
 
 from modelscape._identity import AxisValue
-from modelscape.results.records import Observation
+from modelscape.records.stored import Observation
 from modelscape.results.results import Results
 from modelscape.targets.protocol import TargetOutput
 from tests.analysis.conftest import ANSWER

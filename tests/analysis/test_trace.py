@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from modelscape.errors import AnalysisError
-from modelscape.results.records import Trace
+from modelscape.records.stored import Trace
 from modelscape.results.results import Results
 from modelscape.scenario import Scenario
 from tests.analysis.conftest import FAST, ITEMS

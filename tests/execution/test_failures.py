@@ -15,7 +15,7 @@ from modelscape.errors import StoreError
 from modelscape.execution import buffer as write_buffer
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.runner import Progress, Runner
-from modelscape.results.records import Observation
+from modelscape.records.stored import Observation
 from modelscape.store.memory import MemoryStore
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets._callable import CallableTarget

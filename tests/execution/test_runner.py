@@ -17,7 +17,7 @@ from modelscape.execution.experiment import Experiment
 from modelscape.execution.measuring import measure_pairs
 from modelscape.execution.runner import Progress, Runner
 from modelscape.measures import CallableDifference, CallableMetric, Response
-from modelscape.results.records import Observation, observation_id
+from modelscape.records.stored import Observation, observation_id
 from modelscape.results.results import Results
 from modelscape.store import Store
 from modelscape.store.memory import MemoryStore

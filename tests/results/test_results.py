@@ -26,7 +26,6 @@ import modelscape
 from modelscape.errors import AnalysisError, StoreError
 from modelscape.records import stored
 from modelscape.records.stored import DifferenceMeasurement, Observation, PointMeasurement
-from modelscape.results import records as shim
 from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore
 from modelscape.store.protocol import StoredRun
@@ -229,10 +228,14 @@ def test_loading_an_experiment_a_store_lacks_names_what_it_holds(tmp_path: Path,
     store.close()
 
 
-def test_the_records_module_under_results_is_the_records_themselves() -> None:
-    assert shim.__all__ == stored.__all__
-    for name in shim.__all__:
-        assert getattr(shim, name) is getattr(stored, name)
+def test_the_records_have_one_home() -> None:
+    """The stored records are imported from :mod:`modelscape.records.stored` alone: the old
+    path under ``results`` is gone rather than kept as a second name for them."""
+    import importlib
+
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module("modelscape.results.records")
+    assert all(getattr(stored, name).__module__ == stored.__name__ for name in stored.__all__)
     assert modelscape.Results is Results
 
 

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from modelscape.execution.runner import Runner
-from modelscape.results.records import Observation
+from modelscape.records.stored import Observation
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets.protocol import TargetOutput
 from tests.support.mapping_space import experiment, planted

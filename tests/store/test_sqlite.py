@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from modelscape.errors import StoreError
 from modelscape.execution.runner import Runner
-from modelscape.results.records import PointMeasurement
+from modelscape.records.stored import PointMeasurement
 from modelscape.results.results import Results
 from modelscape.store import MemoryStore, SQLiteStore, Store, StoredRun, open_store
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
@@ -287,7 +287,7 @@ def _without_defaults(data: dict[str, Any], model: type[BaseModel]) -> int:
 def test_records_without_later_fields_load_with_their_defaults(tmp_path: Path) -> None:
     """A record an earlier release wrote lacks the optional fields added since; reading it
     fills them with their defaults, as validation would."""
-    from modelscape.results.records import Observation
+    from modelscape.records.stored import Observation
     from modelscape.targets._callable import CallableTarget
     from modelscape.targets.protocol import TargetOutput, TargetRequest, Usage
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from modelscape.results.records import PointMeasurement
+from modelscape.records.stored import PointMeasurement
 from modelscape.store import Leasing, Store
 from tests.store.store_records import observation
 from tests.support.mapping_space import experiment, planted
