@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from modelscape._version import __version__
 
 if TYPE_CHECKING:
-    from modelscape.analysis.records import (
+    from modelscape.analysis.aggregates import (
         AxisScore,
         AxisSensitivity,
         BehaviorProfile,
@@ -57,23 +57,23 @@ if TYPE_CHECKING:
 #: The module each public name lives in.
 _HOMES = {
     "Axis": "modelscape.task.space",
-    "AxisScore": "modelscape.analysis.records",
-    "AxisSensitivity": "modelscape.analysis.records",
-    "BehaviorProfile": "modelscape.analysis.records",
-    "BoundaryCandidate": "modelscape.analysis.records",
+    "AxisScore": "modelscape.analysis.aggregates",
+    "AxisSensitivity": "modelscape.analysis.aggregates",
+    "BehaviorProfile": "modelscape.analysis.aggregates",
+    "BoundaryCandidate": "modelscape.analysis.aggregates",
     "BoundaryCriterion": "modelscape.stats.settings",
     "CallableDifference": "modelscape.measures",
     "CallableMetric": "modelscape.measures",
     "CallableTarget": "modelscape.targets._callable",
     "Coordinate": "modelscape.task.coordinate",
-    "Divergence": "modelscape.analysis.records",
+    "Divergence": "modelscape.analysis.aggregates",
     "Entry": "modelscape.templates.entry",
     "ExecutionConfig": "modelscape.execution.config",
     "Experiment": "modelscape.execution.experiment",
     "Grid": "modelscape.task.design",
     "Inference": "modelscape.stats.settings",
     "Lexicon": "modelscape.templates.lexicon",
-    "MeasureAgreement": "modelscape.analysis.records",
+    "MeasureAgreement": "modelscape.analysis.aggregates",
     "MeasureValue": "modelscape.measures",
     "Message": "modelscape.task.prompt",
     "Node": "modelscape.task.language",
@@ -89,7 +89,7 @@ _HOMES = {
     "Scale": "modelscape.task.space",
     "Scenario": "modelscape.scenario",
     "ScenarioPage": "modelscape.pages.scenario",
-    "Scorecard": "modelscape.analysis.records",
+    "Scorecard": "modelscape.analysis.aggregates",
     "Spec": "modelscape.specs.spec",
     "Sweep": "modelscape.task.design",
     "TargetOutput": "modelscape.targets.protocol",

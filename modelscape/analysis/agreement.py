@@ -8,12 +8,12 @@ from collections.abc import Sequence
 import numpy as np
 from scipy import stats as scipy_stats
 
+from modelscape.analysis.aggregates import MeasureAgreement, Transition
 from modelscape.analysis.cells import Comparand, MeasureView
 from modelscape.analysis.common import axis_line, select_boundaries, varied_axes
 from modelscape.analysis.ids import IdRows
 from modelscape.analysis.prepared import prepare
 from modelscape.analysis.profiles import profile
-from modelscape.analysis.records import MeasureAgreement, Transition
 from modelscape.errors import AnalysisError
 from modelscape.records.run import RunRecords
 from modelscape.stats import BoundaryCriterion, Inference, random_stream

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from modelscape._identity import AxisValue, canonical_json
-from modelscape.analysis.records import BoundaryCandidate, PointSummary, Transition
+from modelscape.analysis.aggregates import BoundaryCandidate, PointSummary, Transition
 from modelscape.errors import AnalysisError
 from modelscape.records.grid import row_means
 from modelscape.records.run import CoordinateKey, Derived, RunRecords

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from modelscape.analysis.aggregates import Contrast, Divergence
 from modelscape.analysis.cells import Comparand, MeasureView
 from modelscape.analysis.common import (
     case_list,
@@ -12,7 +13,6 @@ from modelscape.analysis.common import (
     transition_key,
 )
 from modelscape.analysis.ids import IdRows
-from modelscape.analysis.records import Contrast, Divergence
 from modelscape.analysis.transitions import compare_transitions
 from modelscape.errors import AnalysisError
 from modelscape.records.run import RunRecords

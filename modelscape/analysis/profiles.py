@@ -6,6 +6,12 @@ import itertools
 from collections.abc import Mapping, Sequence
 
 from modelscape._identity import AxisValue
+from modelscape.analysis.aggregates import (
+    AxisSensitivity,
+    BehaviorProfile,
+    Transition,
+    VariantVariability,
+)
 from modelscape.analysis.cells import Comparand, MeasureView
 from modelscape.analysis.common import (
     axis_line,
@@ -17,12 +23,6 @@ from modelscape.analysis.common import (
     varied_axes,
 )
 from modelscape.analysis.ids import IdRows
-from modelscape.analysis.records import (
-    AxisSensitivity,
-    BehaviorProfile,
-    Transition,
-    VariantVariability,
-)
 from modelscape.analysis.transitions import compare_transitions
 from modelscape.records.grid import Rows
 from modelscape.records.run import RunRecords

@@ -15,6 +15,7 @@ from operator import eq
 import numpy as np
 
 from modelscape._identity import AxisValue
+from modelscape.analysis.aggregates import AxisScore, Scorecard
 from modelscape.analysis.cells import MeasureView
 from modelscape.analysis.changes import Spurious, Tally
 from modelscape.analysis.common import (
@@ -30,7 +31,6 @@ from modelscape.analysis.ids import IdRows
 from modelscape.analysis.prepared import prepare
 from modelscape.analysis.profiles import _comparand
 from modelscape.analysis.readable import Readable, answered_shortfall, first_reason, joined
-from modelscape.analysis.records import AxisScore, Scorecard
 from modelscape.analysis.threshold import threshold
 from modelscape.analysis.transitions import compare_transitions
 from modelscape.answers import Answer

@@ -8,8 +8,8 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 
 from modelscape._identity import AxisValue
+from modelscape.analysis.aggregates import Threshold, ThresholdCase
 from modelscape.analysis.common import mean_interval
-from modelscape.analysis.records import Threshold, ThresholdCase
 from modelscape.answers import Answer
 from modelscape.records.run import RunRecords
 from modelscape.stats import Inference

@@ -17,10 +17,10 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from modelscape._identity import AxisValue
+from modelscape.analysis.aggregates import Transition
 from modelscape.analysis.cells import Comparand, MeasureView, Prepared
 from modelscape.analysis.ids import IdRows
 from modelscape.analysis.prepared import prepare
-from modelscape.analysis.records import Transition
 from modelscape.records.run import CoordinateKey, Derived, RunRecords
 from modelscape.stats import Inference, compare_many
 from modelscape.stats.cases import StackedCases

@@ -19,7 +19,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from modelscape.analysis.records import (
+from modelscape.analysis.aggregates import (
     AxisSensitivity,
     BehaviorProfile,
     BoundaryCandidate,

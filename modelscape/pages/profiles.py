@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from modelscape._identity import AxisValue
-from modelscape.analysis.records import BehaviorProfile, BoundaryCandidate, Transition
+from modelscape.analysis.aggregates import BehaviorProfile, BoundaryCandidate, Transition
 from modelscape.pages.charts import (
     boundary_label,
     has_data,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from modelscape.analysis.records import AxisSensitivity, BehaviorProfile
+from modelscape.analysis.aggregates import AxisSensitivity, BehaviorProfile
 from modelscape.pages.charts import measure_words
 from modelscape.pages.scenario import show_value
 

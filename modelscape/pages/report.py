@@ -16,7 +16,7 @@ from typing import Any, TypeAlias
 
 from pydantic import BaseModel
 
-from modelscape.analysis.records import AxisScore, BoundaryCandidate, Scorecard
+from modelscape.analysis.aggregates import AxisScore, BoundaryCandidate, Scorecard
 from modelscape.errors import ReportError, StoreError
 from modelscape.pages.charts import sensitivity_figure
 from modelscape.pages.evidence import Cell, Evidence

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Protocol
 
-from modelscape.analysis.records import AxisScore, Scorecard
+from modelscape.analysis.aggregates import AxisScore, Scorecard
 from modelscape.stats.power import DesignPower, Kind, design_power
 from modelscape.stats.settings import BoundaryCriterion, Inference
 

@@ -11,9 +11,9 @@ from pydantic import ValidationError
 
 from modelscape._model import FrozenModel
 from modelscape._surrogates import first_surrogate
+from modelscape.analysis.aggregates import AxisSensitivity, BehaviorProfile, Divergence, Scorecard
 from modelscape.analysis.common import varied_axes
 from modelscape.analysis.readable import answered_shortfall
-from modelscape.analysis.records import AxisSensitivity, BehaviorProfile, Divergence, Scorecard
 from modelscape.answers import Answer, answer_of
 from modelscape.errors import ReportError
 from modelscape.report.provenance import Provenance

@@ -9,7 +9,7 @@ from collections.abc import Callable, Collection
 from typing import Literal
 
 from modelscape._model import FrozenModel
-from modelscape.analysis.records import Divergence, Scorecard
+from modelscape.analysis.aggregates import Divergence, Scorecard
 from modelscape.errors import ReportError
 from modelscape.report.power import WANTED, card_power, family_power
 from modelscape.report.report import Report

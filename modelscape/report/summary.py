@@ -12,7 +12,7 @@ import textwrap
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
-from modelscape.analysis.records import Divergence, Scorecard
+from modelscape.analysis.aggregates import Divergence, Scorecard
 from modelscape.report.power import Design, card_power
 from modelscape.report.provenance import Provenance
 

@@ -19,7 +19,7 @@ from modelscape.analysis import divergence as _divergence
 from modelscape.analysis import profiles as _profiles
 from modelscape.analysis import scorecard as _scorecard
 from modelscape.analysis import surface as _surface
-from modelscape.analysis.records import (
+from modelscape.analysis.aggregates import (
     AxisSensitivity,
     BehaviorProfile,
     Divergence,

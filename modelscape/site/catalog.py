@@ -20,7 +20,7 @@ from pydantic import Field
 
 from modelscape._identity import JsonValue
 from modelscape._model import FrozenModel
-from modelscape.analysis.records import Scorecard
+from modelscape.analysis.aggregates import Scorecard
 from modelscape.report.power import card_power
 from modelscape.report.provenance import TargetProvenance
 from modelscape.report.report import Report

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.stats
 
-from modelscape.analysis.records import Transition
+from modelscape.analysis.aggregates import Transition
 from modelscape.errors import AnalysisError
 from modelscape.results.results import Results
 from modelscape.stats import BoundaryCriterion, random_stream

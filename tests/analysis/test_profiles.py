@@ -8,7 +8,7 @@ import math
 import numpy as np
 import pytest
 
-from modelscape.analysis.records import BehaviorProfile, Transition
+from modelscape.analysis.aggregates import BehaviorProfile, Transition
 from modelscape.errors import AnalysisError
 from modelscape.results.results import Results
 from modelscape.stats import BoundaryCriterion, Inference

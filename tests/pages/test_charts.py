@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from modelscape.analysis.records import (
+from modelscape.analysis.aggregates import (
     AxisSensitivity,
     BehaviorProfile,
     BoundaryCandidate,

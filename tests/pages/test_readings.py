@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from modelscape.analysis.records import AxisSensitivity, BehaviorProfile, BoundaryCandidate
+from modelscape.analysis.aggregates import AxisSensitivity, BehaviorProfile, BoundaryCandidate
 from modelscape.pages.charts import profile_figure
 from modelscape.pages.readings import profile_reading, sensitivity_reading
 from tests.pages.test_charts import _profile, _transition

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from modelscape.analysis.records import Transition
+from modelscape.analysis.aggregates import Transition
 from modelscape.pages import ReportPage
 from modelscape.pages.charts import has_data, measure_words, profile_figure
 from modelscape.pages.evidence import coordinate_text
@@ -210,7 +210,7 @@ def test_a_chart_without_data_is_not_drawn(failing_run: Run) -> None:
 
 
 def test_a_figure_with_expected_values_of_zero_draws_none() -> None:
-    from modelscape.analysis.records import BehaviorProfile
+    from modelscape.analysis.aggregates import BehaviorProfile
 
     points = [
         Transition(

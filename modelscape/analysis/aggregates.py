@@ -1,7 +1,10 @@
-"""What the analyses return: frozen records that name the measurements behind every number.
+"""The aggregates the analyses return: frozen models that name the measurements behind each number.
 
-Every record carries ``measurement_ids``; ``Results.trace(record)`` turns them back into the
-measurements, observations and variants (prompts, raw outputs) they were computed from.
+A transition, a profile, a scorecard or a divergence sums up many outputs; every one carries
+``measurement_ids``, and ``Results.trace(aggregate)`` turns them back into the measurements,
+observations and variants (prompts, raw outputs) it was computed from. (This module was
+``analysis/records.py``; it holds no stored record, so it is named by what it holds, see
+docs/design/046-results-composed.md.)
 """
 
 from __future__ import annotations
