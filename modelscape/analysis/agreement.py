@@ -15,14 +15,14 @@ from modelscape.analysis.ids import IdRows
 from modelscape.analysis.prepared import prepare
 from modelscape.analysis.profiles import profile
 from modelscape.errors import AnalysisError
-from modelscape.records.run import RunRecords
+from modelscape.records.run import IndexedRun
 from modelscape.stats import BoundaryCriterion, Inference, random_stream
 
 __all__ = ["agreement"]
 
 
 def _tested(
-    results: RunRecords,
+    results: IndexedRun,
     measure: str,
     target: str,
     criterion: BoundaryCriterion,
@@ -69,7 +69,7 @@ def _spearman(x: np.ndarray, y: np.ndarray) -> float | None:
 
 
 def agreement(
-    results: RunRecords,
+    results: IndexedRun,
     measures: Sequence[str] | None = None,
     *,
     target: str | None = None,

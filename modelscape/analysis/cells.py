@@ -7,7 +7,7 @@ which :mod:`~modelscape.analysis.transitions` hands to :func:`modelscape.stats.c
 in one batch.
 
 Everything here is computed once per run's records (one :class:`MeasureView` per measure,
-kept by :class:`MeasureViews`, see :meth:`~modelscape.records.run.RunRecords.derived`): the keys
+kept by :class:`MeasureViews`, see :meth:`~modelscape.records.run.IndexedRun.derived`): the keys
 of a keyed measure are read once per cell, each case's matrix is built once per pair of cells
 (all cases of a transition at once when they have the same sizes), and a transition asked for
 again (by a sensitivity ranking, a scorecard or an agreement after a profile) is reused.
@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 from modelscape._identity import AxisValue, JsonValue, canonical_json
 from modelscape.errors import AnalysisError
 from modelscape.measures import key_distance, key_distances, key_numbers
-from modelscape.records.run import CoordinateKey, Derived, RunRecords
+from modelscape.records.run import CoordinateKey, Derived, IndexedRun
 from modelscape.records.stored import Observation
 
 __all__ = ["Cell", "Comparand", "MeasureView", "MeasureViews", "Prepared", "PreparedKey"]
@@ -128,7 +128,7 @@ PreparedKey = tuple[str, str, CoordinateKey, str, CoordinateKey, tuple[str, ...]
 class MeasureView:
     """The distances of one difference measure over the outputs of one run."""
 
-    def __init__(self, results: RunRecords, measure: str) -> None:
+    def __init__(self, results: IndexedRun, measure: str) -> None:
         self.results = results
         self.measure = measure
         kind = results.difference(measure)
@@ -148,7 +148,7 @@ class MeasureView:
         self.prepared: dict[PreparedKey, Prepared] = {}
 
     @classmethod
-    def of(cls, results: RunRecords, measure: str) -> MeasureView:
+    def of(cls, results: IndexedRun, measure: str) -> MeasureView:
         """The view of ``measure`` shared by every analysis of ``results``."""
         views = results.derived(MeasureViews).views
         found = views.get(measure)
@@ -302,13 +302,13 @@ class MeasureView:
 
 def _point_ids(point_ids: NDArray[np.object_], rows: NDArray[np.int64]) -> list[tuple[str, ...]]:
     """The measurement ids of each row of a block of point rows, one tuple per row (``point_ids``
-    is :attr:`~modelscape.records.run.RunRecords.point_id_array`)."""
+    is :attr:`~modelscape.records.run.IndexedRun.point_id_array`)."""
     return list(map(tuple, point_ids.take(rows).tolist()))
 
 
 class MeasureViews(Derived):
     """The measure views of one run's records, one per measure (see :meth:`MeasureView.of`)."""
 
-    def __init__(self, records: RunRecords) -> None:
+    def __init__(self, records: IndexedRun) -> None:
         super().__init__(records)
         self.views: dict[str, MeasureView] = {}

@@ -20,7 +20,7 @@ from modelscape.analysis.common import quiet_caveats
 from modelscape.analysis.readable import Readable, case_shortfall, first_reason
 from modelscape.errors import AnalysisError
 from modelscape.records.grid import Rows
-from modelscape.records.run import RunRecords
+from modelscape.records.run import IndexedRun
 from modelscape.stats import Inference, cluster_mean, random_stream, smoothed_interval
 from modelscape.stats.cases import StackedCases, group_cases
 from modelscape.stats.excess import FloatArray, IndexArray
@@ -83,7 +83,7 @@ class Tally:
 
     def add_step(
         self,
-        records: RunRecords,
+        records: IndexedRun,
         readable: Readable,
         cases: tuple[str, ...],
         first: Coordinate,

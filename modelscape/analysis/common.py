@@ -1,6 +1,6 @@
 """Helpers the analyses share: axis lines, transition keys, families, point summaries.
 
-Each takes a run's :class:`~modelscape.records.run.RunRecords` (a
+Each takes a run's :class:`~modelscape.records.run.IndexedRun` (a
 :class:`~modelscape.results.Results` is one).
 """
 
@@ -16,7 +16,7 @@ from modelscape._identity import AxisValue, canonical_json
 from modelscape.analysis.aggregates import BoundaryCandidate, PointSummary, Transition
 from modelscape.errors import AnalysisError
 from modelscape.records.grid import row_means
-from modelscape.records.run import CoordinateKey, Derived, RunRecords
+from modelscape.records.run import CoordinateKey, Derived, IndexedRun
 from modelscape.records.stored import AxisRecord
 from modelscape.stats import (
     BoundaryCriterion,
@@ -62,7 +62,7 @@ def transition_key(
     return f"{target}|{measure}|{canonical_json(dict(first))}|{canonical_json(dict(second))}"
 
 
-def case_list(results: RunRecords, cases: Sequence[str] | None) -> tuple[str, ...]:
+def case_list(results: IndexedRun, cases: Sequence[str] | None) -> tuple[str, ...]:
     """The cases to analyse: all by default, else the given ones, checked.
 
     A selection, not an order: the cases come back once each, in the experiment's order, so
@@ -81,7 +81,7 @@ def case_list(results: RunRecords, cases: Sequence[str] | None) -> tuple[str, ..
     return tuple(c for c in results.cases if c in wanted)
 
 
-def varied_axes(results: RunRecords) -> tuple[AxisRecord, ...]:
+def varied_axes(results: IndexedRun) -> tuple[AxisRecord, ...]:
     """The axes the design moved away from their baseline somewhere.
 
     A Sweep or Grid over some of the axes holds the others at their baseline: those have
@@ -97,7 +97,7 @@ def varied_axes(results: RunRecords) -> tuple[AxisRecord, ...]:
 
 
 def axis_line(
-    results: RunRecords, axis: str, fixed: Mapping[str, AxisValue] | None
+    results: IndexedRun, axis: str, fixed: Mapping[str, AxisValue] | None
 ) -> tuple[AxisRecord, Coordinate, list[Coordinate]]:
     """An axis, its fixed point, and the evaluated coordinates along it (in axis order)."""
     record = results.experiment.axis(axis)
@@ -132,7 +132,7 @@ SummaryKey = tuple[str, str, tuple[str, ...], CoordinateKey, tuple[str, AxisValu
 class Summaries(Derived):
     """The point summaries of one run's records, each computed once."""
 
-    def __init__(self, records: RunRecords) -> None:
+    def __init__(self, records: IndexedRun) -> None:
         super().__init__(records)
         self.done: dict[SummaryKey, PointSummary] = {}
 
@@ -177,7 +177,7 @@ def mean_interval(
 
 
 def summarize_metric(
-    results: RunRecords,
+    results: IndexedRun,
     metric: str,
     target: str,
     cases: Sequence[str],
@@ -195,7 +195,7 @@ def summarize_metric(
 
 
 def _summarize(
-    results: RunRecords,
+    results: IndexedRun,
     metric: str,
     target: str,
     cases: Sequence[str],

@@ -15,7 +15,7 @@ from modelscape.analysis.common import (
 from modelscape.analysis.ids import IdRows
 from modelscape.analysis.transitions import compare_transitions
 from modelscape.errors import AnalysisError
-from modelscape.records.run import RunRecords
+from modelscape.records.run import IndexedRun
 from modelscape.stats import BoundaryCriterion, Inference
 from modelscape.task.coordinate import Coordinate
 
@@ -23,7 +23,7 @@ __all__ = ["divergence"]
 
 
 def divergence(
-    results: RunRecords,
+    results: IndexedRun,
     measure: str,
     first: str,
     second: str,

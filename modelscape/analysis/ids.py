@@ -4,7 +4,7 @@ Every number of a report names the measurements behind it, and at a million obse
 scorecard names millions, most of them named again by the neighbouring transition. Removing
 repeated strings with ``dict.fromkeys`` pays a hash lookup per id, scattered over memory; the
 same ids as rows of the run's point measurements are removed by ``np.unique`` and turned into
-text by one ``take`` of :attr:`~modelscape.records.run.RunRecords.point_id_array`.
+text by one ``take`` of :attr:`~modelscape.records.run.IndexedRun.point_id_array`.
 
 Rows and ids match one to one: a point row is one stored measurement, and a measurement's id
 is unique in its store (the measurements table's primary key). So the first occurrence of each
@@ -25,7 +25,7 @@ from itertools import chain
 import numpy as np
 
 from modelscape.records.grid import Rows
-from modelscape.records.run import Derived, RunRecords
+from modelscape.records.run import Derived, IndexedRun
 
 __all__ = ["IdParts", "IdRows", "first_occurrences"]
 
@@ -64,12 +64,12 @@ def first_occurrences(rows: Rows, bound: int) -> Rows:
 class IdRows(Derived):
     """The point rows behind the id tuples made for one run's records."""
 
-    def __init__(self, records: RunRecords) -> None:
+    def __init__(self, records: IndexedRun) -> None:
         super().__init__(records)
         self._known: dict[_Key, list[tuple[tuple[str, ...], Rows]]] = {}
 
     @classmethod
-    def of(cls, records: RunRecords) -> IdRows:
+    def of(cls, records: IndexedRun) -> IdRows:
         """The one registry of ``records``."""
         return records.derived(cls)
 
@@ -88,11 +88,11 @@ class IdRows(Derived):
 
     def text(self, rows: Rows) -> tuple[str, ...]:
         """The ids of ``rows``, in order (not kept: for ids no record merges again)."""
-        return tuple(self.records.point_id_array.take(rows).tolist())
+        return tuple(self.run.point_id_array.take(rows).tolist())
 
     def unique_rows(self, rows: Rows) -> Rows:
         """The first occurrence of each row, in order."""
-        return first_occurrences(rows, len(self.records.point_id_array))
+        return first_occurrences(rows, len(self.run.point_id_array))
 
     def unique(self, parts: IdParts, *, keep: bool = False) -> tuple[str, ...]:
         """Every id of ``parts`` in order, each once: ``tuple(dict.fromkeys(chain(*parts)))``.
@@ -110,6 +110,6 @@ class IdRows(Derived):
         return self.named(found) if keep else self.text(found)
 
     def _text(self, parts: IdParts) -> Iterable[Sequence[str]]:
-        table = self.records.point_id_array
+        table = self.run.point_id_array
         for part in parts:
             yield table.take(part).tolist() if isinstance(part, np.ndarray) else part

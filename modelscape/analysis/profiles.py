@@ -25,7 +25,7 @@ from modelscape.analysis.common import (
 from modelscape.analysis.ids import IdRows
 from modelscape.analysis.transitions import compare_transitions
 from modelscape.records.grid import Rows
-from modelscape.records.run import RunRecords
+from modelscape.records.run import IndexedRun
 from modelscape.stats import BoundaryCriterion, Inference, check_permutations
 from modelscape.stats.compare import Comparison
 from modelscape.task.coordinate import Coordinate, same_value
@@ -84,7 +84,7 @@ def _run_to_run(
 
 
 def profile(
-    results: RunRecords,
+    results: IndexedRun,
     axis: str,
     measure: str,
     *,
@@ -170,7 +170,7 @@ def _check(
 
 
 def profiles(
-    results: RunRecords,
+    results: IndexedRun,
     axis: str,
     measure: str,
     *,
@@ -196,7 +196,7 @@ def profiles(
 
 
 def transitions(
-    results: RunRecords,
+    results: IndexedRun,
     measure: str,
     *,
     target: str | None = None,
@@ -231,7 +231,7 @@ def transitions(
 
 
 def variability(
-    results: RunRecords,
+    results: IndexedRun,
     measure: str,
     *,
     target: str | None = None,
@@ -262,7 +262,7 @@ def variability(
 
 
 def sensitivity(
-    results: RunRecords,
+    results: IndexedRun,
     measure: str,
     *,
     target: str | None = None,

@@ -25,7 +25,7 @@ from numpy.typing import NDArray
 
 from modelscape._identity import AxisValue
 from modelscape.answers import Answer
-from modelscape.records.run import CoordinateKey, RunRecords
+from modelscape.records.run import CoordinateKey, IndexedRun
 from modelscape.stats.smoothed import CASES_FOR_COVERAGE
 
 __all__ = ["MIN_ANSWERED", "MIN_READ_CASES", "Readable", "answered_shortfall", "case_shortfall"]
@@ -44,7 +44,7 @@ class Readable:
     """
 
     def __init__(
-        self, results: RunRecords, target: str, answered: str | None, answer: Answer | None
+        self, results: IndexedRun, target: str, answered: str | None, answer: Answer | None
     ) -> None:
         self.results = results
         self.target = target

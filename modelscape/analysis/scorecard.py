@@ -36,7 +36,7 @@ from modelscape.analysis.transitions import compare_transitions
 from modelscape.answers import Answer
 from modelscape.errors import AnalysisError
 from modelscape.records.grid import Rows, row_means
-from modelscape.records.run import Derived, RunRecords
+from modelscape.records.run import Derived, IndexedRun
 from modelscape.stats import BoundaryCriterion, Inference
 from modelscape.stats.floored import CASES_CHECKED
 from modelscape.stats.smoothed import CASES_FOR_COVERAGE
@@ -49,7 +49,7 @@ __all__ = ["axis_roles", "scorecard"]
 class _Roles(Derived):
     """The role of every axis of one run, found once."""
 
-    def __init__(self, records: RunRecords) -> None:
+    def __init__(self, records: IndexedRun) -> None:
         super().__init__(records)
         cases, coordinates = records.cases, records.coordinates
         # Every correct answer read once per coordinate (not once per case and coordinate),
@@ -67,13 +67,13 @@ class _Roles(Derived):
         self.roles: dict[str, str] = dict(design_roles(names, cases, coordinates, reference))
 
 
-def axis_roles(results: RunRecords) -> dict[str, str]:
+def axis_roles(results: IndexedRun) -> dict[str, str]:
     """Each axis's role: causal when moving it alone, between any two evaluated coordinates,
     changes the correct answer of some case; invariant otherwise."""
     return dict(results.derived(_Roles).roles)
 
 
-def _group_cases(results: RunRecords, group: str, cases: Sequence[str] | None) -> tuple[str, ...]:
+def _group_cases(results: IndexedRun, group: str, cases: Sequence[str] | None) -> tuple[str, ...]:
     """The cases of a group: given ones, else the run's group of that name ("all": every case).
 
     The groups are the run's scenario's, read through its stored settings.
@@ -86,13 +86,13 @@ def _group_cases(results: RunRecords, group: str, cases: Sequence[str] | None) -
 
 
 def _case_mean(
-    results: RunRecords, metric: str, target: str, cases: Sequence[str], inference: Inference
+    results: IndexedRun, metric: str, target: str, cases: Sequence[str], inference: Inference
 ) -> tuple[float | None, float | None, float | None, int, Rows, dict[str, float]]:
     """A metric's mean over every successful output, cases weighted equally, with an interval,
     and how many cases it rests on, and the point rows of its measurements.
 
     Each case's outputs are read cell by cell in the design's order of coordinates, all cases
-    at once (:meth:`~modelscape.records.run.RunRecords.case_points`); each case's mean is the
+    at once (:meth:`~modelscape.records.run.IndexedRun.case_points`); each case's mean is the
     one ``np.mean`` gives of its values (:func:`~modelscape.records.grid.row_means`).
     """
     lengths, values, rows = results.case_points(metric, target, cases, results.keys)
@@ -108,7 +108,7 @@ def _case_mean(
 
 
 def _answered(
-    results: RunRecords, answered: str | None, target: str, cases: Sequence[str]
+    results: IndexedRun, answered: str | None, target: str, cases: Sequence[str]
 ) -> tuple[float | None, Rows]:
     """The share of readable outputs over every coordinate, and its measurements' point rows."""
     if answered is None:
@@ -125,7 +125,7 @@ def _unscored(outputs: int, failed: int, where: str = "") -> str:
 
 
 def _drift_pairs(
-    results: RunRecords,
+    results: IndexedRun,
     steps: Sequence[tuple[Coordinate, Coordinate]],
     from_base: Sequence[tuple[Coordinate, Coordinate]],
 ) -> list[tuple[Coordinate, Coordinate]]:
@@ -139,7 +139,7 @@ def _drift_pairs(
 
 
 def scorecard(
-    results: RunRecords,
+    results: IndexedRun,
     metric: str,
     measure: str,
     *,

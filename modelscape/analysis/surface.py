@@ -33,7 +33,7 @@ from modelscape.analysis.cells import Comparand, MeasureView
 from modelscape.analysis.common import case_list, mean_interval, quiet_caveats, transition_key
 from modelscape.analysis.transitions import compare_transitions
 from modelscape.errors import AnalysisError
-from modelscape.records.run import RunRecords
+from modelscape.records.run import IndexedRun
 from modelscape.stats import Inference, holm
 
 __all__ = ["Surface", "SurfacePoint", "grid_pairs", "surface"]
@@ -86,7 +86,7 @@ class Surface(FrozenModel):
         ]
 
 
-def grid_pairs(results: RunRecords) -> list[tuple[str, str]]:
+def grid_pairs(results: IndexedRun) -> list[tuple[str, str]]:
     """The pairs of axes whose every combination the run evaluated, the others at baseline,
     in axis order (empty for a sweep of one axis at a time)."""
     axes = results.experiment.axes
@@ -107,7 +107,7 @@ def grid_pairs(results: RunRecords) -> list[tuple[str, str]]:
 
 
 def _accuracy_by_case(
-    results: RunRecords, metric: str, target: str, cases: Sequence[str], where: dict[str, AxisValue]
+    results: IndexedRun, metric: str, target: str, cases: Sequence[str], where: dict[str, AxisValue]
 ) -> tuple[dict[str, float], tuple[str, ...]]:
     """Each case's mean of ``metric`` at one coordinate, and the measurement ids read."""
     key = results.key(where)
@@ -140,7 +140,7 @@ def _mean_point(
 
 
 def surface(
-    results: RunRecords,
+    results: IndexedRun,
     x_axis: str,
     y_axis: str,
     *,
@@ -215,7 +215,7 @@ def surface(
 
 
 def _change_points(
-    results: RunRecords,
+    results: IndexedRun,
     measure: str,
     target: str,
     cases: Sequence[str],

@@ -11,7 +11,7 @@ from modelscape._identity import AxisValue
 from modelscape.analysis.aggregates import Threshold, ThresholdCase
 from modelscape.analysis.common import mean_interval
 from modelscape.answers import Answer
-from modelscape.records.run import RunRecords
+from modelscape.records.run import IndexedRun
 from modelscape.stats import Inference
 from modelscape.task.coordinate import Coordinate, same_value
 
@@ -59,7 +59,7 @@ def crossing(
 
 
 def threshold(
-    results: RunRecords,
+    results: IndexedRun,
     target: str,
     axis: str,
     line: Sequence[Coordinate],

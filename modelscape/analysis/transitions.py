@@ -21,7 +21,7 @@ from modelscape.analysis.aggregates import Transition
 from modelscape.analysis.cells import Comparand, MeasureView, Prepared
 from modelscape.analysis.ids import IdRows
 from modelscape.analysis.prepared import prepare
-from modelscape.records.run import CoordinateKey, Derived, RunRecords
+from modelscape.records.run import CoordinateKey, Derived, IndexedRun
 from modelscape.stats import Inference, compare_many
 from modelscape.stats.cases import StackedCases
 from modelscape.stats.excess import FloatArray
@@ -49,7 +49,7 @@ TransitionKey: TypeAlias = tuple[
 class Transitions(Derived):
     """The transitions computed from one run's records, each once."""
 
-    def __init__(self, records: RunRecords) -> None:
+    def __init__(self, records: IndexedRun) -> None:
         super().__init__(records)
         self.done: dict[TransitionKey, Transition] = {}
 

@@ -4,7 +4,7 @@ A cell is the successful outputs of one target for one case at one coordinate, h
 of observation rows (by repetition); a point measure's values are laid out in the same order,
 so a cell's values, or many cells' values at once, are slices and ``take``s of arrays rather
 than lookups record by record. :class:`CellRows` is a base of
-:class:`~modelscape.records.run.RunRecords`, which builds the indexes it reads.
+:class:`~modelscape.records.run.IndexedRun`, which builds the indexes it reads.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ __all__ = ["CellRows"]
 
 
 class CellRows:
-    """Cells and point values of one run by observation row (a base of ``RunRecords``)."""
+    """Cells and point values of one run by observation row (a base of ``IndexedRun``)."""
 
     _columns: ObservationColumns
     _point_columns: PointColumns

@@ -8,8 +8,8 @@ building a record. A record is built when one is read (``columns[i]``, iteration
 as the record-by-record load would have built it.
 
 :class:`ObservationColumns` and :class:`PointColumns` are read-only ``Sequence`` objects, so a
-reader of :class:`~modelscape.records.run.RunRecords` still sees sequences of records; the
-indexes of ``RunRecords`` read their columns directly. Either is made from records
+reader of :class:`~modelscape.records.run.IndexedRun` still sees sequences of records; the
+indexes of ``IndexedRun`` read their columns directly. Either is made from records
 (:meth:`ObservationColumns.of_records`, which keeps the records and returns them as they
 are) or from the dicts a store parsed (:meth:`ObservationColumns.of_rows`).
 """

@@ -26,7 +26,7 @@ from modelscape._identity import AxisValue
 __all__ = ["Cells", "CoordinateKey", "gather", "row_means"]
 
 #: A coordinate as its values in axis order, each with its type (see
-#: :meth:`~modelscape.records.run.RunRecords.key`).
+#: :meth:`~modelscape.records.run.IndexedRun.key`).
 CoordinateKey: TypeAlias = tuple[tuple[str, AxisValue], ...]
 Rows: TypeAlias = NDArray[np.int64]
 FloatArray: TypeAlias = NDArray[np.float64]

@@ -3,7 +3,7 @@
 Two indexes serve every analysis: per measure, the row of each observation's point
 measurement; and per cell (a target, a case, a coordinate), the rows of its successful outputs
 by repetition, as one slice of one array. :class:`Outputs` is such a slice read as a sequence
-of records, built when read. :class:`~modelscape.records.run.RunRecords` holds them.
+of records, built when read. :class:`~modelscape.records.run.IndexedRun` holds them.
 """
 
 from __future__ import annotations

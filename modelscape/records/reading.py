@@ -1,8 +1,8 @@
 """Reading a run's records back as records: selections, the tidy table, distance matrices.
 
-These are the views of :class:`~modelscape.records.run.RunRecords` that hand records (or a
+These are the views of :class:`~modelscape.records.run.IndexedRun` that hand records (or a
 matrix over them) to a reader, a notebook or a page, rather than feed the analyses: each
-builds only the records it returns. ``RunRecords`` offers each as a method; they read its indexes.
+builds only the records it returns. ``IndexedRun`` offers each as a method; they read its indexes.
 """
 
 from __future__ import annotations
@@ -31,8 +31,8 @@ from modelscape.task.coordinate import Coordinate
 __all__ = ["distances", "select", "table"]
 
 
-class RunRecords(Protocol):
-    """What these views read of :class:`~modelscape.records.run.RunRecords`."""
+class IndexedRun(Protocol):
+    """What these views read of :class:`~modelscape.records.run.IndexedRun`."""
 
     @property
     def experiment(self) -> ExperimentRecord: ...
@@ -50,7 +50,7 @@ class RunRecords(Protocol):
 
 
 def select(
-    records: RunRecords,
+    records: IndexedRun,
     *,
     target: str | None = None,
     case: str | None = None,
@@ -76,7 +76,7 @@ def select(
     return columns.at(np.flatnonzero(chosen))
 
 
-def table(records: RunRecords) -> list[dict[str, JsonValue]]:
+def table(records: IndexedRun) -> list[dict[str, JsonValue]]:
     """One tidy row per observation, with its point metrics and execution timing."""
     metric_names = [m.name for m in records.experiment.point_metrics]
     rows: list[dict[str, JsonValue]] = []
@@ -103,7 +103,7 @@ def table(records: RunRecords) -> list[dict[str, JsonValue]]:
 
 
 def distances(
-    records: RunRecords, measure: str, observations: Sequence[Observation]
+    records: IndexedRun, measure: str, observations: Sequence[Observation]
 ) -> tuple[NDArray[np.float64], tuple[str, ...]]:
     """The symmetric distance matrix of ``measure`` over ``observations``, and the ids of
     the measurements it was built from (see docs/design/001-measurements.md)."""

@@ -1,6 +1,6 @@
 """The records of one run, indexed: what every analysis takes as its input.
 
-:class:`RunRecords` holds an experiment's variants, outputs and measurements, with the indexes
+:class:`IndexedRun` holds an experiment's variants, outputs and measurements, with the indexes
 the analyses read them through: a cell (the successful outputs of one target for one case at
 one coordinate, :mod:`~.grid` for many at once) and a point metric's values over cells
 (:mod:`~.cellrows`), and the trace back to the records (:mod:`~.tracing`); :mod:`~.reading`
@@ -8,9 +8,9 @@ hands records to a reader. It
 sits below :mod:`modelscape.analysis` and :class:`~modelscape.results.Results`.
 
 A coordinate has one key here and in every analysis: :data:`CoordinateKey`, its values in
-axis order, each typed (see :meth:`RunRecords.key`). What the analyses compute once and reuse
+axis order, each typed (see :meth:`IndexedRun.key`). What the analyses compute once and reuse
 lives with the records too, one typed :class:`Derived` cache per kind (see
-:meth:`RunRecords.derived`), so it lasts exactly as long as the records.
+:meth:`IndexedRun.derived`), so it lasts exactly as long as the records.
 """
 
 from __future__ import annotations
@@ -47,10 +47,10 @@ from modelscape.records.tracing import Traceable, Tracing
 from modelscape.task.coordinate import Coordinate, value_key
 from modelscape.task.space import Variant
 
-__all__ = ["CoordinateKey", "Derived", "Outputs", "RunRecords", "Traceable"]
+__all__ = ["CoordinateKey", "Derived", "IndexedRun", "Outputs", "Traceable"]
 
 DerivedT = TypeVar("DerivedT", bound="Derived")
-#: Most coordinate keys kept by :meth:`RunRecords.key` before it starts over.
+#: Most coordinate keys kept by :meth:`IndexedRun.key` before it starts over.
 _KEPT_KEYS = 4096
 
 
@@ -61,12 +61,16 @@ class Derived:
     its key, so that reusing it never changes a number.
     """
 
-    def __init__(self, records: RunRecords) -> None:
-        self.records = records
+    def __init__(self, run: IndexedRun) -> None:
+        self.run = run
 
 
-class RunRecords(CellRows, Tracing):
+class IndexedRun(CellRows, Tracing):
     """Every record of one experiment run, indexed for the analyses.
+
+    This is the data a :class:`~modelscape.results.Results` holds (it does not inherit it:
+    the many helpers here are the analyses' working surface, not the public one). It was
+    called ``RunRecords``; it is named after what it is, one run held with its indexes.
 
     Observations and point measurements are held as columns
     (:mod:`~modelscape.records.columns`): given as records, they are indexed by columns over

@@ -3,7 +3,7 @@
 Every number an analysis returns names the measurements it was computed from
 (:class:`Traceable`); :class:`Tracing` finds them again among a run's records, with the
 observations they measured and the variants those answered. It is the part of
-:class:`~modelscape.records.run.RunRecords` that a page reader uses and a report does not, so
+:class:`~modelscape.records.run.IndexedRun` that a page reader uses and a report does not, so
 its indexes are made on the first trace only.
 """
 
@@ -30,7 +30,7 @@ class Traceable(Protocol):
 
 
 class Tracing:
-    """The trace of an aggregate, over the records of one run (a base of ``RunRecords``)."""
+    """The trace of an aggregate, over the records of one run (a base of ``IndexedRun``)."""
 
     difference_measurements: tuple[DifferenceMeasurement, ...]
     _columns: ObservationColumns

@@ -1,7 +1,7 @@
 """Results: every record of one experiment run, with the analyses defined over them.
 
 :class:`Results` is the facade above the two layers below it: the indexed records of a run
-(:class:`~modelscape.records.run.RunRecords`, which it is) and the analyses of
+(:class:`~modelscape.records.run.IndexedRun`, which it is) and the analyses of
 :mod:`modelscape.analysis`, which take those records as input and which it offers as methods.
 Nothing below imports it.
 """
@@ -30,7 +30,7 @@ from modelscape.analysis.aggregates import (
 )
 from modelscape.analysis.surface import Surface
 from modelscape.answers import Answer
-from modelscape.records.run import RunRecords, Traceable
+from modelscape.records.run import IndexedRun, Traceable
 from modelscape.results import export as _export
 from modelscape.stats.settings import BoundaryCriterion, Inference
 
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 __all__ = ["Results", "Traceable"]
 
 
-class Results(RunRecords):
+class Results(IndexedRun):
     """All records of one experiment run, with the analyses defined over them.
 
     Every aggregate an analysis returns carries ``measurement_ids``; :meth:`trace` recovers the

@@ -21,7 +21,7 @@ from modelscape.analysis.prepared import prepare
 from modelscape.analysis.profiles import _comparand
 from modelscape.execution import ExecutionConfig, RetryPolicy, Runner
 from modelscape.records.grid import row_means
-from modelscape.records.run import RunRecords
+from modelscape.records.run import IndexedRun
 from modelscape.report.report import build_report
 from modelscape.results.results import Results
 from modelscape.stats import Inference
@@ -45,7 +45,7 @@ def flaky() -> Results:
     return Runner().run(space.experiment(targets, once))
 
 
-def _pairs(records: RunRecords) -> list[tuple[str, str, int, int]]:
+def _pairs(records: IndexedRun) -> list[tuple[str, str, int, int]]:
     """(first target, second target, first coordinate, second coordinate) of many steps."""
     count = len(records.coordinates)
     names = records.targets
