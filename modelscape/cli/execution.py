@@ -111,16 +111,19 @@ def _failures(runner: Runner) -> list[str]:
 
 def _too_many(results: Results, limit: tuple[float, bool] | None) -> str | None:
     """Why the failures of a run fail the command, or None when they are within the limit."""
-    failed = len(results.failed)
+    from modelscape.results.results import run_of
+
+    run = run_of(results)
+    failed = len(run.failed)
     if limit is None:
-        counts = Counter(o.target for o in results.observations if o.status == "ok")
-        dead = [t for t in results.targets if counts[t] == 0]
+        counts = Counter(o.target for o in run.observations if o.status == "ok")
+        dead = [t for t in run.targets if counts[t] == 0]
         if dead:
             names = ", ".join(dead)
             return f"every observation of {names} failed (allow failures with --max-failures)"
         return None
     value, share = limit
-    total = len(results.observations)
+    total = len(run.observations)
     over = failed > value * total / 100 if share else failed > value
     if over:
         shown = f"{value:g}%" if share else f"{value:g}"
@@ -291,6 +294,7 @@ def run(
     from modelscape.execution.config import ExecutionConfig
     from modelscape.execution.runner import Runner
     from modelscape.report import Requirement
+    from modelscape.results.results import run_of
     from modelscape.store import open_store
     from modelscape.targets._resolve import load_targets, resolve_target
 
@@ -325,21 +329,22 @@ def run(
     finally:
         bar.close()
         store.close()
+    held = run_of(results)
     last = runner.last
     asked = last.done if last is not None else 0
     reused = last.reused if last is not None else 0
     of = f"{experiment.calls()}" if part is None else f"{experiment.calls()}, shard {part}"
     lines = [
-        f"experiment   {results.experiment.id}",
+        f"experiment   {held.experiment.id}",
         f"store        {store_path}",
-        f"observations {len(results.observations)} of {of}: "
-        f"{asked} asked, {reused} reused, {len(results.failed)} failed",
+        f"observations {len(held.observations)} of {of}: "
+        f"{asked} asked, {reused} reused, {len(held.failed)} failed",
         f"time         {time.perf_counter() - started:.1f} s",
     ]
     click.echo("\n".join(lines))
     for line in _failures(runner):
         click.echo(line, err=True)
-    if results.failed:
+    if held.failed:
         click.echo("failed observations are asked again on the next run", err=True)
     too_many = _too_many(results, limit)
     met = True

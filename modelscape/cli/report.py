@@ -48,7 +48,7 @@ def report(
     """
     from modelscape._collector import paced_collector
     from modelscape.report.report import build_report
-    from modelscape.results.results import Results
+    from modelscape.results.results import Results, run_of
     from modelscape.stats import Inference
     from modelscape.store import open_store
 
@@ -75,7 +75,8 @@ def report(
             results = Results.load(store, chosen.id)
     finally:
         store.close()
-    settings: dict[str, int] = {"seed": results.settings.seed}
+    run = run_of(results)
+    settings: dict[str, int] = {"seed": run.settings.seed}
     if permutations is not None:
         settings["permutations"] = permutations
     if resamples is not None:
@@ -90,10 +91,10 @@ def report(
     click.echo(built.summary())
     if output is not None:
         click.echo(f"\nreport written to {output}", err=True)
-    if results.observations and len(results.failed) == len(results.observations):
+    if run.observations and len(run.failed) == len(run.observations):
         # The report lists every target's failures, but it measures nothing: not a success.
         raise ReportError(
-            f"experiment {results.experiment.id}: no call succeeded ({len(results.failed)} "
+            f"experiment {run.experiment.id}: no call succeeded ({len(run.failed)} "
             "observations failed), so the report estimates nothing; fix the targets (their "
             "first errors are above) and run again"
         )

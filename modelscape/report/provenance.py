@@ -14,7 +14,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from modelscape._identity import Identity, JsonValue
 from modelscape._model import FrozenModel
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 
 __all__ = ["Provenance", "TargetProvenance"]
 
@@ -77,9 +77,10 @@ class Provenance(FrozenModel):
 
         from modelscape._version import __version__
 
-        columns = results.columns
+        run = run_of(results)
+        columns = run.columns
         targets = []
-        for identity in results.experiment.targets:
+        for identity in run.experiment.targets:
             rows = np.flatnonzero(columns.target.where(partial(eq, identity.name)))
             ok = columns.ok[rows]
             models = Counter[str]()
@@ -132,8 +133,8 @@ class Provenance(FrozenModel):
                 "numpy": np.__version__,
                 "scipy": scipy.__version__,
             },
-            experiment=results.experiment.id,
-            scenario=results.experiment.scenario,
+            experiment=run.experiment.id,
+            scenario=run.experiment.scenario,
             created=datetime.now(tz=UTC).isoformat(timespec="seconds"),
             started=_time(float(starts.min()) if len(starts) else None),
             finished=_time(float(ends.max()) if len(ends) else None),

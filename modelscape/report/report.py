@@ -19,7 +19,7 @@ from modelscape.errors import ReportError
 from modelscape.report.provenance import Provenance
 from modelscape.report.summary import summarize
 from modelscape.report.upgrade import mark_departures, upgrade_format_1
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.stats import BoundaryCriterion, Inference
 
 __all__ = ["FORMAT", "Report", "build_report"]
@@ -166,8 +166,9 @@ def build_report(
     collector is left as the caller set it: a process that is the report's own (the
     ``modelscape report`` command, the site's workers) paces it (:mod:`modelscape._collector`).
     """
-    scenario = results.experiment.scenario
-    stored = results.settings
+    run = run_of(results)
+    scenario = run.experiment.scenario
+    stored = run.settings
     if answer is None:
         if stored.answer is None:
             raise ReportError("this run has no stored answer reader: report it from its scenario")
@@ -177,9 +178,9 @@ def build_report(
     if criterion is None:
         criterion = stored.criterion
     inference = inference or Inference(seed=stored.seed)
-    metric_names = {m.name for m in results.experiment.point_metrics}
+    metric_names = {m.name for m in run.experiment.point_metrics}
     if METRIC not in metric_names or MEASURE not in {
-        m.name for m in results.experiment.difference_measures
+        m.name for m in run.experiment.difference_measures
     }:
         raise ReportError(
             "a report needs the scenario's built-in measures (correct, answered, answer_change); "
@@ -187,7 +188,7 @@ def build_report(
         )
     group_names = ("all", *groups)
     cards = []
-    for target in results.targets:
+    for target in run.targets:
         for group in group_names:
             cards.append(
                 results.scorecard(
@@ -202,19 +203,19 @@ def build_report(
                     inference=inference,
                 ).model_copy(update={"group": group})
             )
-    first = results.targets[0]
+    first = run.targets[0]
     divergences = tuple(
         results.divergence(MEASURE, first, other, criterion=criterion, inference=inference)
-        for other in results.targets[1:]
+        for other in run.targets[1:]
     )
     profiles = tuple(
         p
-        for axis in varied_axes(results)
+        for axis in varied_axes(run)
         for p in results.profiles(axis.name, MEASURE, criterion=criterion, inference=inference)
     )
     sensitivity = tuple(
         s
-        for target in results.targets
+        for target in run.targets
         for s in results.sensitivity(
             MEASURE, target=target, criterion=criterion, inference=inference
         )
@@ -223,11 +224,11 @@ def build_report(
         scenario=name or (scenario.name if scenario else "experiment"),
         version=version or (scenario.version if scenario else "1"),
         description=description if description is not None else stored.description,
-        experiment=results.experiment.id,
-        targets=results.targets,
+        experiment=run.experiment.id,
+        targets=run.targets,
         groups=group_names,
-        cases=len(results.cases),
-        repetitions=results.experiment.repetitions,
+        cases=len(run.cases),
+        repetitions=run.experiment.repetitions,
         criterion=criterion,
         inference=inference,
         scorecards=tuple(cards),

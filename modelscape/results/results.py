@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 
     from modelscape.store.protocol import Store
 
-__all__ = ["Results", "Traceable"]
+__all__ = ["Results", "Traceable", "run_of"]
 
 
 class Results(IndexedRun):
@@ -251,3 +251,10 @@ class Results(IndexedRun):
             f"Results(experiment={self.experiment.id!r}, targets={list(self.targets)}, "
             f"observations={len(self.observations)})"
         )
+
+
+def run_of(results: Results) -> IndexedRun:
+    """The indexed run behind ``results``, for the library's own readers (pages, reports, the
+    command line), which read a run's columns, cells and settings that :class:`Results` does
+    not offer."""
+    return results
