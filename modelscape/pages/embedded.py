@@ -24,7 +24,7 @@ from typing import Any
 from modelscape.pages.scenario import show_value
 from modelscape.records.categorical import ABSENT, Categorical
 from modelscape.records.columns import ObservationColumns, PointColumns
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.targets.protocol import TargetOutput
 
 __all__ = ["Embedded", "Long", "cut", "embedded"]
@@ -63,8 +63,9 @@ def embedded(results: Results, used: Iterable[str], long: Long, *, limit: int) -
     ``long`` adds an output's text and structured data to its entry (see :data:`Long`);
     ``limit`` is the most characters of an error message an entry keeps.
     """
-    held = results.observations
-    points = results.point_measurements
+    run = run_of(results)
+    held = run.observations
+    points = run.point_measurements
     if (
         isinstance(held, ObservationColumns)
         and held.filed is not None
@@ -123,7 +124,8 @@ def _answer_of(details: Any) -> tuple[bool, Any]:
 
 # -- from records -------------------------------------------------------------------------------
 def _from_records(results: Results, used: frozenset[str], long: Long, limit: int) -> Embedded:
-    held = results.observations
+    run = run_of(results)
+    held = run.observations
     rows = getattr(held, "rows_by_id", None)
     if isinstance(rows, dict) and hasattr(held, "at"):  # held as columns: build only these
         observations = list(held.at(sorted(rows[i] for i in used)))
@@ -131,17 +133,17 @@ def _from_records(results: Results, used: frozenset[str], long: Long, limit: int
         observations = [o for o in held if o.id in used]
     variants = list(dict.fromkeys(o.variant_id for o in observations))
     variant_index = {v: i for i, v in enumerate(variants)}
-    targets = list(results.targets)
+    targets = list(run.targets)
     entries = []
     for observation in observations:
         answer = None
         for name in _READERS:
-            point = results.point(name, observation.id)
+            point = run.point(name, observation.id)
             if point is not None:
                 found, answer = _answer_of(point.details)
                 if found:
                     break
-        correct = results.point("correct", observation.id)
+        correct = run.point("correct", observation.id)
         output = observation.output
         entries.append(
             _entry(
@@ -173,7 +175,8 @@ def _point_values(
 ) -> tuple[list[int], Sequence[Any]]:
     """For each row, its ``measure`` point's row (-1: none) and the point's value (None where
     it has none), as :meth:`Results.point` would give them."""
-    at = results.point_rows(measure)
+    run = run_of(results)
+    at = run.point_rows(measure)
     if at is None:
         return [-1] * len(rows), [None] * len(rows)
     found = at[rows]
@@ -191,13 +194,14 @@ def _from_columns(
     long: Long,
     limit: int,
 ) -> Embedded:
+    run = run_of(results)
     filed = held.filed
     assert filed is not None
     ids = [held.ids[row] for row in rows]
     variant_ids = _column(held.variant, rows)
     variants = list(dict.fromkeys(variant_ids))
     variant_index = {v: i for i, v in enumerate(variants)}
-    targets = list(results.targets)
+    targets = list(run.targets)
     target_index: dict[str, int] = {}
     texts = _column(filed.outputs["text"], rows, _DEFAULTS["text"])
     models = _column(filed.outputs["model"], rows, _DEFAULTS["model"])

@@ -22,7 +22,7 @@ from modelscape._identity import AxisValue
 from modelscape.pages.embedded import embedded
 from modelscape.pages.scenario import show_value
 from modelscape.records.stored import Observation
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.task.space import Variant
 
 __all__ = ["OUTPUT_LIMIT", "Cell", "Evidence", "coordinate_text"]
@@ -136,7 +136,8 @@ class Evidence:
     def _traced(self) -> dict[str, tuple[str, ...]]:
         """The observations behind each measurement id, read from the columns once."""
         assert self.results is not None
-        points = self.results.point_measurements
+        run = run_of(self.results)
+        points = run.point_measurements
         ids = getattr(points, "ids", None)
         owners = getattr(points, "observation_ids", None)
         traced: dict[str, tuple[str, ...]]
@@ -145,7 +146,7 @@ class Evidence:
         else:
             traced = {m.id: (m.observation_id,) for m in points}
         # A difference measurement wins over a point one of the same id, as in the trace.
-        for pair in self.results.difference_measurements:
+        for pair in run.difference_measurements:
             traced[pair.id] = (pair.first, pair.second)
         return traced
 
@@ -179,11 +180,12 @@ class Evidence:
         if self.results is None:
             return {"targets": [], "variants": [], "observations": [], "sets": [], "steps": []}
         results = self.results
+        run = run_of(results)
         found = embedded(results, self.observation_ids, self._long, limit=OUTPUT_LIMIT)
         position = {observation: i for i, observation in enumerate(found.ids)}
         return {
-            "targets": list(results.targets),
-            "variants": [_variant(results.variant(v)) for v in found.variants],
+            "targets": list(run.targets),
+            "variants": [_variant(run.variant(v)) for v in found.variants],
             "observations": found.entries,
             "sets": [_runs(sorted(position[i] for i in ids)) for ids in self._sets],
             "steps": [

@@ -27,7 +27,7 @@ from modelscape.pages.readings import profile_reading, sensitivity_reading
 from modelscape.pages.scenario import show_value
 from modelscape.report.report import Report
 from modelscape.report.summary import interval, number
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.task.coordinate import same_value, value_key
 
 __all__ = [
@@ -98,13 +98,14 @@ def expected_change(results: Results | None, profile: BehaviorProfile) -> list[f
     built-in answer measure and with the run's outputs attached."""
     if results is None or profile.measure != "answer_change":
         return None
+    run = run_of(results)
     expected: list[float | None] = []
     for t in profile.baseline:
         changed = [
             not same_value(before, after)
-            for case in results.cases
-            if (before := results.reference(case, t.first)) is not None
-            and (after := results.reference(case, t.second)) is not None
+            for case in run.cases
+            if (before := run.reference(case, t.first)) is not None
+            and (after := run.reference(case, t.second)) is not None
         ]
         expected.append(sum(changed) / len(changed) if changed else None)
     return expected

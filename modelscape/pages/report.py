@@ -34,7 +34,7 @@ from modelscape.pages.surfaces import surface_sections
 from modelscape.report.power import axis_power, card_power, family_power
 from modelscape.report.report import Report
 from modelscape.report.summary import NEGATIVE, interval, number
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.stats.power import DesignPower, Kind
 from modelscape.store import Store, open_store
 from modelscape.store.registry import store_scheme
@@ -48,9 +48,10 @@ Outputs: TypeAlias = Results | Store | str | os.PathLike[str]
 def load_outputs(outputs: Outputs, experiment: str) -> Results:
     """The results of ``experiment`` from results, a store or a store file, checked to match."""
     if isinstance(outputs, Results):
-        if outputs.experiment.id != experiment:
+        held = run_of(outputs).experiment.id
+        if held != experiment:
             raise ReportError(
-                f"these results are of experiment {outputs.experiment.id}, but the report is "
+                f"these results are of experiment {held}, but the report is "
                 f"of experiment {experiment}: pass the run the report was built from"
             )
         return outputs
@@ -312,7 +313,7 @@ class ReportPage(Page):
     def _group_cases(self, group: str) -> set[str] | None:
         if group == "all" or self.results is None:
             return None
-        return set(self.results.settings.groups.get(group, ()))
+        return set(run_of(self.results).settings.groups.get(group, ()))
 
     def _scorecard(self, card: Scorecard, evidence: Evidence, steps: Steps) -> dict[str, Any]:
         where = f"{card.target} · {card.group}"
@@ -328,7 +329,7 @@ class ReportPage(Page):
             cases = self._group_cases(card.group)
             failed = [
                 o
-                for o in self.results.failed
+                for o in run_of(self.results).failed
                 if o.target == card.target and (cases is None or o.case in cases)
             ]
         missing = card.undefined

@@ -20,7 +20,7 @@ from modelscape.pages.evidence import Cell, Evidence
 from modelscape.pages.scenario import show_value
 from modelscape.report.report import Report
 from modelscape.report.summary import interval
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 
 __all__ = ["surface_figure", "surface_sections", "surface_title"]
 
@@ -117,8 +117,9 @@ def surface_sections(
     """
     if results is None:
         return []
+    run = run_of(results)
     sections: list[dict[str, Any]] = []
-    for x_axis, y_axis in grid_pairs(results):
+    for x_axis, y_axis in grid_pairs(run):
         made = [
             *(
                 results.surface(x_axis, y_axis, kind=kind, target=t, inference=report.inference)
