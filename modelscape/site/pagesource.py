@@ -22,7 +22,7 @@ from modelscape.pages.evidence import Evidence
 from modelscape.pages.page import STYLESHEET
 from modelscape.pages.report import load_outputs
 from modelscape.report.report import Report
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.scenario import Scenario
 from modelscape.site.catalog import Catalog
 from modelscape.site.content import Content, PageSource, RunFolder
@@ -308,7 +308,7 @@ class PageMaker:
             results = load_outputs(store, report.experiment)
         self._kept[key] = results  # the most recently used last
         while len(self._kept) > 1 and (
-            sum(len(kept.observations) for kept in self._kept.values()) > KEPT_OBSERVATIONS
+            sum(len(run_of(kept).observations) for kept in self._kept.values()) > KEPT_OBSERVATIONS
         ):
             del self._kept[next(iter(self._kept))]
         return results
