@@ -23,6 +23,8 @@ from __future__ import annotations
 
 import os
 
+from modelscape.results.results import run_of
+
 for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"
 
@@ -144,8 +146,9 @@ def measure(
     results: Results, drift: float, inference: Inference, starts: tuple[float, ...] = STARTS
 ) -> Figures:
     """The scorecard of every target of a run, summed up."""
-    true = truth(len(results.cases), drift, starts)
-    names = list(results.targets)
+    indexed = run_of(results)
+    true = truth(len(indexed.cases), drift, starts)
+    names = list(indexed.targets)
     values, above, covered, shifted, departed = [], 0, 0, 0, 0
     for name in names:
         card = results.scorecard("correct", "answer_change", target=name, inference=inference)

@@ -27,6 +27,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from modelscape.results.results import run_of
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
@@ -82,12 +84,12 @@ def main() -> None:
             store.close()
     finally:
         server.stop()
-    total = len(results.observations)
-    ok = total - len(results.failed)
+    total = len(run_of(results).observations)
+    ok = total - len(run_of(results).failed)
     hangs = server.answers["hang"]
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"observations   {total} (of {run.calls()} planned)")
-    print(f"ok share       {ok / total:.4f} ({ok} ok, {len(results.failed)} failed)")
+    print(f"ok share       {ok / total:.4f} ({ok} ok, {len(run_of(results).failed)} failed)")
     print(f"stopped        {runner.health['m'].stopped}")
     print(f"retries        {last[-1].retries}")
     print(f"server answers {dict(server.answers)}")

@@ -41,6 +41,7 @@ from typing import Any
 from modelscape.answers import json_field
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.runner import Runner
+from modelscape.results.results import run_of
 from modelscape.specs import load_spec
 from modelscape.store.memory import MemoryStore
 from modelscape.targets.providers import Generation
@@ -122,11 +123,11 @@ def measure(model: Path, spec: str, setting: str, folder: Path) -> dict[str, flo
     answer = scenario.answer
     assert hasattr(answer, "field")
     reader = json_field(answer.field, answer.choices)
-    outputs = [o.output for o in results.observations if o.status == "ok"]
+    outputs = [o.output for o in run_of(results).observations if o.status == "ok"]
     return {
-        "calls": len(results.observations),
+        "calls": len(run_of(results).observations),
         "seconds": seconds,
-        "calls/s": len(results.observations) / seconds,
+        "calls/s": len(run_of(results).observations) / seconds,
         "output tokens/call": sum((o.usage.output_tokens if o.usage else 0) for o in outputs)
         / max(1, len(outputs)),
         "read": sum(reader(o) is not None for o in outputs) / max(1, len(outputs)),

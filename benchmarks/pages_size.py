@@ -18,6 +18,7 @@ from pathlib import Path
 from modelscape.execution import Runner
 from modelscape.pages import ReportPage, ScenarioPage
 from modelscape.pages.page import json_script, plotly_bundle
+from modelscape.results.results import run_of
 from modelscape.specs import available, load_spec
 from modelscape.store import SQLiteStore
 from modelscape.targets._reference import RandomTarget, ScriptedTarget
@@ -84,7 +85,7 @@ def main() -> None:
             data = len(str(json_script(evidence)).encode())
             print(
                 f"{name:<18} {'report':<9} {size:>10,} {size / BUDGET:>7.1%} "
-                f"{bundle / size:>7.1%} {len(results.observations):>8} "
+                f"{bundle / size:>7.1%} {len(run_of(results).observations):>8} "
                 f"{len(evidence['observations']):>9} {seconds:>8.2f}   (outputs data "
                 f"{data / size:.1%})"
             )

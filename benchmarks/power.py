@@ -21,6 +21,8 @@ from __future__ import annotations
 
 import os
 
+from modelscape.results.results import run_of
+
 for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"
 
@@ -118,16 +120,17 @@ def target(name: str, after: int, excess: float) -> CallableTarget:
 
 def found_rates(results: Results, levels: int, inference: Inference) -> tuple[float, float]:
     """The share of targets whose planted step is a shift, and with any shift at all."""
+    indexed = run_of(results)
     names, after = levels_of(levels), first_after(levels)
     planted = (names[after - 1], names[after])
     step, anything = 0, 0
-    for name in results.targets:
+    for name in indexed.targets:
         card = results.scorecard("correct", "answer_change", target=name, inference=inference)
         (axis,) = card.axes
         steps = {(shift.before, shift.after) for shift in axis.shifts}
         step += planted in steps
         anything += bool(steps)
-    count = len(results.targets)
+    count = len(indexed.targets)
     return step / count, anything / count
 
 

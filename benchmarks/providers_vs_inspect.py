@@ -33,6 +33,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+from modelscape.results.results import run_of
 from modelscape.targets.providers import HttpOptions
 
 REPLY = json.dumps(
@@ -162,8 +163,8 @@ def drive_modelscape(url: str, requests: int, concurrency: int, profile: bool) -
         if profiler is not None:
             profiler.disable()
         store.close()
-    assert len(results.observations) == experiment.calls()
-    assert not results.failed
+    assert len(run_of(results).observations) == experiment.calls()
+    assert not run_of(results).failed
     assert runner.last is not None
     measured = {
         "requests": experiment.calls(),

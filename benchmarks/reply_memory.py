@@ -112,7 +112,7 @@ results = Runner(store=SQLiteStore(os.path.join(folder, "runs.db"))).run(experim
 _, peak = tracemalloc.get_traced_memory()
 tracemalloc.stop()
 after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-sizes = sorted({len(o.output.text) for o in results.observations})
+sizes = sorted({len(o.output.text) for o in run_of(results).observations})
 print(json.dumps({"peak": peak, "rss": (after - before) * 1024, "sizes": sizes,
                   "calls": experiment.calls()}))
 """

@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import os
 
+from modelscape.results.results import run_of
+
 # One core: set before numpy loads its BLAS.
 for _variable in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ[_variable] = "1"
@@ -107,12 +109,13 @@ def best_of(runs: int, work: Callable[[], object]) -> float:
 
 def fresh(results: Results) -> Results:
     """The same records in a new Results: nothing an earlier report computed is reused."""
+    indexed = run_of(results)
     return Results(
-        results.experiment,
-        results.variants,
-        results.observations,
-        results.point_measurements,
-        results.difference_measurements,
+        indexed.experiment,
+        indexed.variants,
+        indexed.observations,
+        indexed.point_measurements,
+        indexed.difference_measurements,
     )
 
 
@@ -169,10 +172,11 @@ def answers_of(
     space: Scenario, results: Results, target: str, coordinate: Mapping[str, AxisValue]
 ) -> np.ndarray:
     """Answer codes (cases x repetitions) of one target at one coordinate."""
+    indexed = run_of(results)
     codes = {"yes": 0, "no": 1, None: 2}
     rows = []
-    for case in results.cases:
-        cell = results.cell(target, case, coordinate)
+    for case in indexed.cases:
+        cell = indexed.cell(target, case, coordinate)
         rows.append([codes.get(space.answer(o.output), 3) for o in cell])  # type: ignore[arg-type]
     return np.asarray(rows)
 
@@ -202,11 +206,12 @@ def main() -> None:
     space = scenario()
     start = time.perf_counter()
     results = run(space)
+    indexed = run_of(results)
     made = time.perf_counter() - start
     print(
-        f"run: {len(results.cases)} cases x {len(results.experiment.axes)} axes x 5 values x "
-        f"{results.experiment.repetitions} repetitions x {len(results.targets)} targets = "
-        f"{len(results.observations)} observations, made in {made:.1f} s (not timed)"
+        f"run: {len(indexed.cases)} cases x {len(indexed.experiment.axes)} axes x 5 values x "
+        f"{indexed.experiment.repetitions} repetitions x {len(indexed.targets)} targets = "
+        f"{len(indexed.observations)} observations, made in {made:.1f} s (not timed)"
     )
     if arguments.profile:
         import cProfile

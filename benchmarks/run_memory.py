@@ -31,6 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from modelscape.results.results import run_of
+
 LEVELS = 5
 REPETITIONS = 2
 TARGETS = 2
@@ -99,7 +101,7 @@ def stage(store: Path, cases: int, pairwise: bool) -> dict[str, float]:
     build_report(results)
     reported = time.perf_counter() - started - ran
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    pairs = len(results.difference_measurements)
+    pairs = len(run_of(results).difference_measurements)
     sqlite.close()
     del results
     gc.collect()

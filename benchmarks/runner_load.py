@@ -20,7 +20,7 @@ from pathlib import Path
 from modelscape import answers
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.runner import Runner
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.scenario import Scenario
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets._reference import RandomTarget
@@ -93,8 +93,8 @@ def main() -> None:
         seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
         store.close()
-    print(f"observations          {len(results.observations)}")
-    print(f"point measurements    {len(results.point_measurements)}")
+    print(f"observations          {len(run_of(results).observations)}")
+    print(f"point measurements    {len(run_of(results).point_measurements)}")
     print(f"Results.load          {seconds:.2f} s (target <= 3 s; ratio {seconds / 3:.2f})")
     print(f"  of which CPU        {cpu:.2f} s (wall exceeds it when other work shares the CPU)")
     print(

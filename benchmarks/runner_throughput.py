@@ -19,6 +19,7 @@ from pathlib import Path
 from modelscape import answers
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.runner import Runner
+from modelscape.results.results import run_of
 from modelscape.scenario import Scenario
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets._callable import CallableTarget
@@ -91,7 +92,7 @@ def main() -> None:
         rerun = time.perf_counter() - again
         store.close()
     ideal = n * LATENCY / options.concurrency
-    assert len(results.observations) == n
+    assert len(run_of(results).observations) == n
     print(
         f"observations          {n} at concurrency {options.concurrency}, {LATENCY * 1000:.0f} ms"
     )

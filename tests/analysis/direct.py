@@ -12,7 +12,7 @@ import numpy as np
 
 from modelscape._identity import AxisValue
 from modelscape.records.stored import Observation
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.targets.protocol import TargetOutput
 from tests.analysis.conftest import ANSWER
 
@@ -40,10 +40,11 @@ def outputs(
     results: Results, target: str, case: str, coordinate: Mapping[str, AxisValue]
 ) -> list[Observation]:
     """The successful outputs of a cell, by repetition."""
-    full = results.coordinate(coordinate)
+    indexed = run_of(results)
+    full = indexed.coordinate(coordinate)
     found = [
         o
-        for o in results.observations
+        for o in indexed.observations
         if o.target == target and o.case == case and o.status == "ok" and o.coordinate == full
     ]
     return sorted(found, key=lambda o: o.repetition)
@@ -78,7 +79,7 @@ def transition(
     """(excess, between, within, per-case excess) of one transition, cases weighted equally."""
     distance = DISTANCES[measure]
     betweens, withins = [], []
-    for case in cases or results.cases:
+    for case in cases or run_of(results).cases:
         a = outputs(results, target, case, first)
         b = outputs(results, second_target or target, case, second)
         if len(a) < 2 or len(b) < 2:
@@ -119,18 +120,19 @@ def case_metric_means(
     coordinates: Sequence[Mapping[str, AxisValue]] | None = None,
 ) -> list[float]:
     """Each case's mean of a point metric over its successful outputs (at some coordinates)."""
-    wanted = None if coordinates is None else [results.coordinate(c) for c in coordinates]
+    indexed = run_of(results)
+    wanted = None if coordinates is None else [indexed.coordinate(c) for c in coordinates]
     means = []
     for case in cases:
         values = []
-        for observation in results.observations:
+        for observation in indexed.observations:
             if observation.target != target or observation.case != case:
                 continue
             if observation.status != "ok":
                 continue
             if wanted is not None and observation.coordinate not in wanted:
                 continue
-            point = results.point(metric, observation.id)
+            point = indexed.point(metric, observation.id)
             if point is not None and point.value is not None:
                 values.append(point.value)
         if values:

@@ -8,7 +8,7 @@ import scipy.stats
 
 from modelscape.analysis.aggregates import Transition
 from modelscape.errors import AnalysisError
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.stats import BoundaryCriterion, random_stream
 from modelscape.task.design import Sweep
 from tests.analysis import direct
@@ -95,7 +95,7 @@ def test_the_rank_correlation_interval_is_a_joint_case_bootstrap(results: Result
     assert item.low < item.high
     first = steps_of(results, "answer_change", "mumbler")
     second = steps_of(results, "length", "mumbler")
-    cases = list(results.cases)
+    cases = list(run_of(results).cases)
 
     def per_case(measure: str, steps: list[Transition]) -> np.ndarray:
         rows = []

@@ -23,7 +23,7 @@ from modelscape.execution import ExecutionConfig, RetryPolicy, Runner
 from modelscape.records.grid import row_means
 from modelscape.records.run import IndexedRun
 from modelscape.report.report import build_report
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.stats import Inference
 from modelscape.targets import CallableTarget
 from modelscape.targets.protocol import TargetRequest
@@ -130,11 +130,11 @@ def test_report_of_a_flaky_run_is_the_same_cell_by_cell(
     def report() -> dict[str, object]:
         # Fresh records each time: nothing computed by the other path is reused.
         fresh = Results(
-            flaky.experiment,
-            flaky.variants,
-            list(flaky.observations),
-            list(flaky.point_measurements),
-            flaky.difference_measurements,
+            run_of(flaky).experiment,
+            run_of(flaky).variants,
+            list(run_of(flaky).observations),
+            list(run_of(flaky).point_measurements),
+            run_of(flaky).difference_measurements,
         )
         data = build_report(fresh, inference=inference).model_dump()
         data["provenance"].pop("created")
@@ -196,7 +196,7 @@ def test_ids_merged_over_rows_are_the_first_occurrences_of_the_ids(
     flaky: Results, parts: list[np.ndarray | tuple[int, ...]], keep: bool
 ) -> None:
     registry = IdRows(flaky)
-    table = flaky.point_id_array
+    table = run_of(flaky).point_id_array
     assert len(table) >= 60
     given: list[np.ndarray | tuple[str, ...]] = []
     for part in parts:

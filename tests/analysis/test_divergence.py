@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from modelscape.errors import AnalysisError
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.stats import BoundaryCriterion
 from tests.analysis import direct
 from tests.analysis.conftest import FAST, ITEMS
@@ -14,7 +14,9 @@ from tests.analysis.conftest import FAST, ITEMS
 def test_one_contrast_per_evaluated_coordinate(results: Results) -> None:
     divergence = results.divergence("answer_change", "steady", "swayed", inference=FAST)
     assert (divergence.first, divergence.second) == ("steady", "swayed")
-    assert [c.coordinate for c in divergence.contrasts] == list(results.experiment.coordinates)
+    assert [c.coordinate for c in divergence.contrasts] == list(
+        run_of(results).experiment.coordinates
+    )
     for contrast in divergence.contrasts:
         excess, _, _, per_case = direct.transition(
             results,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.scenario import Scenario
 from modelscape.stats import Inference, random_stream
 from modelscape.stats.floored import floored_ratio
@@ -16,10 +16,11 @@ def _read_pairs(
     results: Results, space: Scenario, target: str, before: int, after: int
 ) -> dict[str, tuple[int, int]]:
     """Per case, the cross pairs of read answers that agree, and all of them, at one step."""
+    indexed = run_of(results)
     found = {}
     for case in ITEMS:
-        first = results.cell(target, case, results.coordinate({"level": before}))
-        second = results.cell(target, case, results.coordinate({"level": after}))
+        first = indexed.cell(target, case, indexed.coordinate({"level": before}))
+        second = indexed.cell(target, case, indexed.coordinate({"level": after}))
         a = [space.answer(o.output) for o in first]
         b = [space.answer(o.output) for o in second]
         pairs = [(x, y) for x in a for y in b if x is not None and y is not None]
@@ -33,6 +34,7 @@ def test_two_unreadable_outputs_are_not_an_answer_that_stayed(
     # Mumbler answers correctly, or not at all (a quarter of its replies): it never misses a
     # change. Two "no idea" replies across level 3 -> 4 are equal under answer_change, but
     # they are no answer that stayed.
+    indexed = run_of(results)
     for answered, answer in (("answered", None), (None, space.answer)):
         card = results.scorecard(
             "correct",
@@ -48,7 +50,7 @@ def test_two_unreadable_outputs_are_not_an_answer_that_stayed(
     # Some cross pair of unreadable replies exists, so the old count was not zero.
     unread = _read_pairs(results, space, "mumbler", 3, 4)
     cells = [
-        [space.answer(o.output) for o in results.cell("mumbler", c, results.coordinate(v))]
+        [space.answer(o.output) for o in indexed.cell("mumbler", c, indexed.coordinate(v))]
         for c in ITEMS
         for v in ({"level": 3}, {"level": 4})
     ]

@@ -10,7 +10,7 @@ import pytest
 
 from modelscape.analysis.aggregates import BehaviorProfile, Transition
 from modelscape.errors import AnalysisError
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.stats import BoundaryCriterion, Inference
 from tests.analysis import direct
 from tests.analysis.conftest import FAST, ITEMS
@@ -68,7 +68,7 @@ def test_local_pairs_only_on_ordinal_and_numeric_axes(
     results: Results, axis: str, pairs: int
 ) -> None:
     profile = results.profile(axis, "answer_change", target="swayed", inference=FAST)
-    record = results.experiment.axis(axis)
+    record = run_of(results).experiment.axis(axis)
     assert len(profile.local) == pairs
     if pairs:
         assert [(t.before, t.after) for t in profile.local] == list(
@@ -186,7 +186,7 @@ def test_metrics_per_value(results: Results) -> None:
 
 def test_profiles_gives_one_identical_profile_per_target(results: Results) -> None:
     profiles = results.profiles("mode", "answer_change", inference=FAST)
-    assert [p.target for p in profiles] == list(results.targets)
+    assert [p.target for p in profiles] == list(run_of(results).targets)
     for profile in profiles:
         alone = results.profile("mode", "answer_change", target=profile.target, inference=FAST)
         assert profile == alone
@@ -228,14 +228,15 @@ def test_transitions_are_every_evaluated_neighbour_pair(results: Results, grid: 
 
 @pytest.mark.parametrize("measure", ["answer_change", "differs", "length"])
 def test_variability_is_the_mean_pairwise_distance(results: Results, measure: str) -> None:
+    indexed = run_of(results)
     found = results.variability(measure, target="mumbler")
-    assert len(found) == len(results.variants) == len(ITEMS) * len(results.experiment.coordinates)
+    assert len(found) == len(indexed.variants) == len(ITEMS) * len(indexed.experiment.coordinates)
     distance = direct.DISTANCES[measure]
     for record in found:
         cell = direct.outputs(results, "mumbler", record.case, record.coordinate)
         assert record.repetitions == len(cell) == 4
         assert record.within == pytest.approx(direct.mean_within(cell, distance), abs=1e-12)
-        assert record.variant_id == results.variant(record.variant_id).id
+        assert record.variant_id == indexed.variant(record.variant_id).id
         trace = results.trace(record)
         assert {o.id for o in trace.observations} == {o.id for o in cell}
 
@@ -281,13 +282,14 @@ def test_sensitivity_ranks_axes_by_peak_in_one_holm_family(results: Results) -> 
 
 
 def _fresh(results: Results, *, reverse: bool = False) -> Results:
+    indexed = run_of(results)
     order = slice(None, None, -1) if reverse else slice(None)
     return Results(
-        results.experiment,
-        results.variants[order],
-        results.observations[order],
-        results.point_measurements[order],
-        results.difference_measurements[order],
+        indexed.experiment,
+        indexed.variants[order],
+        indexed.observations[order],
+        indexed.point_measurements[order],
+        indexed.difference_measurements[order],
     )
 
 

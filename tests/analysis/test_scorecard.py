@@ -10,7 +10,7 @@ import scipy.stats
 
 from modelscape.errors import AnalysisError
 from modelscape.execution import Runner
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.scenario import Scenario
 from modelscape.stats import Inference, bootstrap_mean, cluster_mean, random_stream
 from tests.analysis import direct
@@ -37,7 +37,7 @@ def test_accuracy_weights_cases_equally_with_a_case_bootstrap(results: Results) 
     assert (card.accuracy_low, card.accuracy_high) == pytest.approx(expected)
     assert card.accuracy_low < interval.low or card.accuracy_high > interval.high  # type: ignore[operator]
     assert card.cases == len(ITEMS)
-    assert card.observations == len(ITEMS) * len(results.experiment.coordinates) * 4
+    assert card.observations == len(ITEMS) * len(run_of(results).experiment.coordinates) * 4
     assert card.failed == 0
     trace = results.trace(card.accuracy_ids)
     assert len(trace.observations) == card.observations
@@ -52,7 +52,9 @@ def test_answered_is_the_share_of_readable_outputs(results: Results, space: Scen
         "correct", "answer_change", target="mumbler", answered="answered", inference=FAST
     )
     readable = [
-        space.answer(o.output) is not None for o in results.observations if o.target == "mumbler"
+        space.answer(o.output) is not None
+        for o in run_of(results).observations
+        if o.target == "mumbler"
     ]
     assert card.answered == pytest.approx(np.mean(readable))
     assert 0.6 < card.answered < 0.9  # type: ignore[operator]
@@ -171,7 +173,7 @@ def test_groups_and_case_selections(results: Results) -> None:
     )
     assert group.group == "first-three"
     assert group.cases == 3
-    assert group.observations == 3 * len(results.experiment.coordinates) * 4
+    assert group.observations == 3 * len(run_of(results).experiment.coordinates) * 4
     assert group.model_copy(update={"group": "all"}) == chosen == reordered
     assert {o.case for o in results.trace(group).observations} == set(ITEMS[:3])
     means = direct.case_metric_means(results, "correct", "swayed", ITEMS[:3])
@@ -265,13 +267,14 @@ def test_per_axis_missed_change_is_zero_when_nothing_was_missed() -> None:
 
 
 def test_baseline_accuracy_is_the_mean_at_the_baseline_alone(results: Results) -> None:
+    indexed = run_of(results)
     card = results.scorecard("correct", "answer_change", target="swayed", inference=FAST)
-    home = results.coordinate()
+    home = indexed.coordinate()
     means = []
     for case in ITEMS:
         values = [
-            results.point("correct", o.id).value  # type: ignore[union-attr]
-            for o in results.cell("swayed", case, home)
+            indexed.point("correct", o.id).value  # type: ignore[union-attr]
+            for o in indexed.cell("swayed", case, home)
         ]
         means.append(np.mean(values))
     assert card.baseline_accuracy == pytest.approx(np.mean(means), abs=1e-12)
@@ -287,6 +290,7 @@ def test_baseline_accuracy_is_the_mean_at_the_baseline_alone(results: Results) -
 def test_read_answers_are_counted_the_same_from_the_metric_or_the_reader(
     results: Results, space: Scenario
 ) -> None:
+    indexed = run_of(results)
     from modelscape.analysis.readable import Readable
 
     by_metric = Readable(results, "mumbler", "answered", None)
@@ -294,15 +298,15 @@ def test_read_answers_are_counted_the_same_from_the_metric_or_the_reader(
     every = Readable(results, "mumbler", None, None)
     counts = []
     for case in ITEMS:
-        for coordinate in results.experiment.coordinates:
-            outputs = results.cell("mumbler", case, coordinate)
+        for coordinate in indexed.experiment.coordinates:
+            outputs = indexed.cell("mumbler", case, coordinate)
             read = sum(1 for o in outputs if space.answer(o.output) is not None)
             assert by_metric.count(case, coordinate) == read
             assert by_reader.count(case, coordinate) == read
             assert every.count(case, coordinate) == len(outputs)
             counts.append(read)
     assert 1 in counts  # cells with a single read answer exist, and count as one
-    home = results.coordinate()
+    home = indexed.coordinate()
     for case in ITEMS:
         both = by_reader.count(case, home) >= 2 and by_reader.count(case, {"level": 2}) >= 2
         assert by_reader.both_sides(case, home, {"level": 2}) == both
@@ -375,14 +379,15 @@ def test_when_every_step_moves_the_answer_nothing_can_be_spurious() -> None:
 def test_the_spurious_interval_is_a_case_bootstrap_when_asked_for(results: Results) -> None:
     # With interval="bca" the spurious change's interval resamples whole cases, the (case,
     # step) units of a case together.
+    indexed = run_of(results)
     bca = FAST.model_copy(update={"interval": "bca"})
     card = results.scorecard("correct", "answer_change", target="steady", inference=bca)
     values: list[float] = []
     clusters: list[str] = []
     roles = {a.axis: a.role for a in card.axes}
-    for axis in results.experiment.axes:
-        line = [results.coordinate({axis.name: v}) for v in axis.values]
-        home = results.coordinate()
+    for axis in indexed.experiment.axes:
+        line = [indexed.coordinate({axis.name: v}) for v in axis.values]
+        home = indexed.coordinate()
         from_home = [(home, c) for c in line if c != home]
         pairs = list(itertools.pairwise(line)) if axis.scale != "nominal" else from_home
         if roles[axis.name] == "invariant" and axis.scale != "nominal":
@@ -395,7 +400,7 @@ def test_the_spurious_interval_is_a_case_bootstrap_when_asked_for(results: Resul
             for case, excess in zip(ITEMS, per_case, strict=True):
                 kept = [
                     v
-                    for v in results.variants
+                    for v in indexed.variants
                     if v.case == case and v.coordinate in (first, second)
                 ]
                 references = {v.coordinate == first: v.reference for v in kept}

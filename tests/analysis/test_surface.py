@@ -5,14 +5,15 @@ from __future__ import annotations
 import pytest
 
 from modelscape.errors import AnalysisError
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from tests.analysis import direct
 from tests.analysis.conftest import FAST, ITEMS
 
 
 def combinations(results: Results) -> list[dict[str, object]]:
-    axes = {a.name: a for a in results.experiment.axes}
-    base = results.experiment.baseline
+    indexed = run_of(results)
+    axes = {a.name: a for a in indexed.experiment.axes}
+    base = indexed.experiment.baseline
     return [
         {**base, "level": x, "mode": y} for y in axes["mode"].values for x in axes["level"].values
     ]
@@ -59,7 +60,7 @@ def test_the_difference_surface_pairs_the_two_targets_by_case(grid: Results) -> 
 
 def test_the_change_surface_is_the_excess_from_the_baseline_with_holm(grid: Results) -> None:
     surface = grid.surface("level", "mode", kind="change", target="steady", inference=FAST)
-    base = grid.experiment.baseline
+    base = run_of(grid).experiment.baseline
     raw = []
     for point, where in zip(surface.points, combinations(grid), strict=True):
         excess, *_ = direct.transition(grid, "answer_change", base, where, target="steady")

@@ -18,6 +18,7 @@ import sys
 import time
 
 from modelscape.execution.runner import Progress, Runner
+from modelscape.results.results import run_of
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets._callable import CallableTarget
 from modelscape.targets.protocol import TargetOutput, TargetRequest
@@ -60,7 +61,8 @@ def main() -> None:
     )
     store = SQLiteStore(options.store)
     results = Runner(store=store, on_progress=progress).run(run)
-    print(len(results.observations), len(results.failed))
+    indexed = run_of(results)
+    print(len(indexed.observations), len(indexed.failed))
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ import time
 
 from modelscape import CallableTarget
 from modelscape.execution import ExecutionConfig, Experiment, RetryPolicy, Runner
+from modelscape.results.results import run_of
 from modelscape.store import MemoryStore
 from modelscape.targets.protocol import TargetOutput
 from tests.support.mapping_space import space
@@ -21,8 +22,9 @@ def test_each_duration_lies_within_the_run() -> None:
     )
     started = time.perf_counter()
     results = Runner(store=MemoryStore()).run(experiment)
+    indexed = run_of(results)
     elapsed = time.perf_counter() - started
-    assert results.observations
-    for observation in results.observations:
+    assert indexed.observations
+    for observation in indexed.observations:
         assert observation.duration is not None
         assert 0.0 <= observation.duration <= elapsed

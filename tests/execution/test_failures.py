@@ -16,6 +16,7 @@ from modelscape.execution import buffer as write_buffer
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.runner import Progress, Runner
 from modelscape.records.stored import Observation
+from modelscape.results.results import run_of
 from modelscape.store.memory import MemoryStore
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets._callable import CallableTarget
@@ -66,12 +67,13 @@ def test_a_record_that_cannot_be_written_is_stored_as_failed_and_costs_no_other(
     store = Poisoned(inner, flaky=2)
     run = experiment([CallableTarget(answer, name="p")])
     results = Runner(store=store).run(run)
-    poisoned = [o for o in results.observations if "level: 2" in results.variant(o.variant_id)
+    indexed = run_of(results)
+    poisoned = [o for o in indexed.observations if "level: 2" in indexed.variant(o.variant_id)
                 .prompt.text]  # fmt: skip
     assert poisoned
-    stored = inner.observations(o.id for o in results.observations)
+    stored = inner.observations(o.id for o in indexed.observations)
     assert len(stored) == run.calls()  # every observation is in the file
-    for observation in results.observations:
+    for observation in indexed.observations:
         held = stored[observation.id]
         if observation in poisoned:
             assert held.status == "failed"
@@ -79,13 +81,13 @@ def test_a_record_that_cannot_be_written_is_stored_as_failed_and_costs_no_other(
             assert "cannot encode this record" in (held.output.error or "")
         else:
             assert held.status == "ok", held.output.error
-    assert {o.id for o in results.failed} == {o.id for o in poisoned}
+    assert {o.id for o in indexed.failed} == {o.id for o in poisoned}
     # The results hold no measurement of an output that was not stored, and all of the others.
     measured: dict[str, set[str]] = {}
-    for point in results.point_measurements:
+    for point in indexed.point_measurements:
         measured.setdefault(point.observation_id, set()).add(point.measure)
     assert not measured.keys() & {o.id for o in poisoned}
-    for observation in results.observations:
+    for observation in indexed.observations:
         if observation not in poisoned:
             assert measured[observation.id] == {"correct", "answered", "answer_change"}
     inner.close()
@@ -143,7 +145,7 @@ def test_ticks_and_full_buffers_during_a_slow_write_lose_nothing(
 
     run = experiment([CallableTarget(answer, name="t")], repetitions=4)
     results = Runner(store=store).run(run)
-    assert len(results.observations) == run.calls()
+    assert len(run_of(results).observations) == run.calls()
     assert inner.status_counts(run.id) == {"ok": run.calls(), "failed": 0}
 
 
@@ -234,7 +236,7 @@ def test_progress_counts_failures() -> None:
     seen: list[Progress] = []
     run = experiment([CallableTarget(answer, name="t")])
     results = Runner(on_progress=seen.append).run(run)
-    assert seen[-1].failed == len(results.failed) == 4
+    assert seen[-1].failed == len(run_of(results).failed) == 4
     assert seen[-1].done == run.calls()
     assert [p.failed for p in seen] == sorted(p.failed for p in seen)
 
@@ -249,9 +251,10 @@ def test_exceptions_of_a_python_target_are_not_retried() -> None:
     run = experiment([CallableTarget(buggy, name="buggy")])
     runner = Runner()
     results = runner.run(run)
+    indexed = run_of(results)
     assert len(calls) == run.calls()  # one attempt each: a bug does not go away by asking
-    assert {o.attempts for o in results.failed} == {1}
-    assert all("KeyError: 'missing field'" in (o.output.error or "") for o in results.failed)
+    assert {o.attempts for o in indexed.failed} == {1}
+    assert all("KeyError: 'missing field'" in (o.output.error or "") for o in indexed.failed)
     assert runner.health["buggy"].first_error == "KeyError: 'missing field'"
     assert runner.health["buggy"].stopped is None
 
@@ -267,7 +270,7 @@ def test_a_retryable_target_error_is_retried() -> None:
     # Without the breaker, which stops a target none of whose calls succeed.
     config = FAST.model_copy(update={"stop_after": None})
     results = Runner().run(run.__class__(**{**run.__dict__, "execution": config}))
-    assert {o.attempts for o in results.failed} == {FAST.retry.attempts}
+    assert {o.attempts for o in run_of(results).failed} == {FAST.retry.attempts}
     assert len(calls) == run.calls() * FAST.retry.attempts
 
 
@@ -290,7 +293,7 @@ def test_identical_connection_failures_stop_a_target_once() -> None:
     assert "connection refused by 127.0.0.1:9" in health.stopped
     assert health.failed == per_target
     assert health.unasked > 0
-    dead_ones = [o for o in results.observations if o.target == "dead"]
+    dead_ones = [o for o in run_of(results).observations if o.target == "dead"]
     assert all(o.status == "failed" for o in dead_ones)
     unasked = [o for o in dead_ones if o.attempts == 0]
     assert len(unasked) == health.unasked
@@ -313,7 +316,7 @@ def test_failures_with_successes_between_them_never_trip_the_breaker() -> None:
     results = runner.run(run.__class__(**{**run.__dict__, "execution": config}))
     assert len(calls) == run.calls()
     assert runner.health["flaky"].stopped is None
-    assert 0 < len(results.failed) < run.calls()
+    assert 0 < len(run_of(results).failed) < run.calls()
 
 
 def test_identical_failures_of_the_request_never_trip_the_breaker() -> None:
@@ -346,8 +349,9 @@ def test_requests_carry_their_repetition() -> None:
 
     run = experiment([CallableTarget(which, name="which")], repetitions=3)
     results = Runner().run(run)
-    assert {o.repetition for o in results.observations} == {0, 1, 2}
-    for observation in results.observations:
+    indexed = run_of(results)
+    assert {o.repetition for o in indexed.observations} == {0, 1, 2}
+    for observation in indexed.observations:
         assert observation.output.text == f"repetition {observation.repetition}"
 
 
@@ -363,6 +367,6 @@ def test_an_endpoint_that_never_answers_is_stopped_too() -> None:
     config = FAST.model_copy(update={"timeout": 0.05})
     runner = Runner()
     results = runner.run(run.__class__(**{**run.__dict__, "execution": config}))
-    assert len(results.failed) == run.calls()
+    assert len(run_of(results).failed) == run.calls()
     assert len(calls) <= 10 + config.concurrency < run.calls()
     assert "timed out after 0.05 s" in (runner.health["hole"].stopped or "")

@@ -9,6 +9,7 @@ import pytest
 
 from modelscape._identity import Identity, JsonValue
 from modelscape.execution.runner import Runner
+from modelscape.results.results import run_of
 from modelscape.store.memory import MemoryStore
 from modelscape.targets.protocol import IdentifiedTarget, Target, TargetOutput, TargetRequest
 from tests.support.mapping_space import experiment
@@ -65,7 +66,7 @@ def test_targets_are_open_for_every_call_and_closed_after_the_last() -> None:
     assert isinstance(plain, Target)
     run = experiment([first, plain, second, closes])
     results = Runner(store=MemoryStore()).run(run)
-    assert all(o.status == "ok" for o in results.observations)
+    assert all(o.status == "ok" for o in run_of(results).observations)
     calls = [e for e in events if e.startswith("call")]
     assert len(calls) == run.calls()
     assert events[:2] == ["open first", "open second"]  # before any call

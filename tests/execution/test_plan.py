@@ -21,7 +21,7 @@ from modelscape.execution.runner import Progress, Runner
 from modelscape.execution.shard import Shard
 from modelscape.measures import CallableMetric
 from modelscape.records.stored import observation_id
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store.memory import MemoryStore
 from modelscape.targets._callable import CallableTarget
 from modelscape.targets.protocol import TargetOutput, TargetRequest
@@ -159,7 +159,7 @@ def test_a_run_holds_only_a_window_of_its_plan(
 
     monkeypatch.setattr(store, "observations", observations)
     results = Runner(store=store).run(run)
-    assert len(results.observations) == watched.asked == run.calls() == 800
+    assert len(run_of(results).observations) == watched.asked == run.calls() == 800
     assert max(looked) <= 50  # the store is asked a block at a time
     # Made ahead of the calls: at most a block being asked, the next one, and a claim ahead.
     assert max(watched.ahead) <= 2 * 50 + 40 + FAST.concurrency
@@ -226,7 +226,9 @@ def test_claims_that_answer_slowly_lose_no_observation() -> None:
     runner = Runner(store=store)
     results = runner.run(run)
     assert store.claims >= 2  # a claim ran ahead while the workers waited
-    assert len(results.observations) == len(asked) == run.calls()  # the last claim of 24 too
+    assert (
+        len(run_of(results).observations) == len(asked) == run.calls()
+    )  # the last claim of 24 too
     assert runner.last is not None
     assert runner.last.done == run.calls()
 
@@ -259,7 +261,7 @@ def test_reused_outputs_without_a_new_measure_are_read_back_a_block_at_a_time(
     results = Runner(store=store).run(measured)
     assert counting.total == base.calls()  # nothing asked again
     assert len(seen) == base.calls()  # every reused output measured once
-    assert len([p for p in results.point_measurements if p.measure == "length"]) == 50
+    assert len([p for p in run_of(results).point_measurements if p.measure == "length"]) == 50
     assert read[1:] == [9, 9, 9, 9, 9, 5]  # after the lookup, read back nine at a time
 
 

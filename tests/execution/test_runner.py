@@ -18,7 +18,7 @@ from modelscape.execution.measuring import measure_pairs
 from modelscape.execution.runner import Progress, Runner
 from modelscape.measures import CallableDifference, CallableMetric, Response
 from modelscape.records.stored import Observation, observation_id
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store import Store
 from modelscape.store.memory import MemoryStore
 from modelscape.store.protocol import StoredRun
@@ -31,16 +31,17 @@ from tests.support.mapping_space import FAST, Counting, experiment, planted, sce
 def test_a_run_stores_every_observation_and_its_measures(store: SQLiteStore) -> None:
     run = experiment([planted()], repetitions=2)
     results = Runner(store=store).run(run)
-    assert len(results.observations) == run.calls() == 2 * 5 * 2
-    assert all(o.status == "ok" for o in results.observations)
-    assert set(results.measures()) == {"correct", "answered", "answer_change"}
-    assert len(results.point_measurements) == 3 * run.calls()
+    indexed = run_of(results)
+    assert len(indexed.observations) == run.calls() == 2 * 5 * 2
+    assert all(o.status == "ok" for o in indexed.observations)
+    assert set(indexed.measures()) == {"correct", "answered", "answer_change"}
+    assert len(indexed.point_measurements) == 3 * run.calls()
     loaded = Results.load(store, run.id)
-    assert [o.id for o in loaded.observations] == [o.id for o in results.observations]
+    assert [o.id for o in run_of(loaded).observations] == [o.id for o in indexed.observations]
     # The planted behaviour is what the results hold: correct below level 2, then "yes".
-    for observation in results.observations:
+    for observation in indexed.observations:
         level = observation.coordinate["level"]
-        expected = "yes" if level > 1 else results.variant(observation.variant_id).reference
+        expected = "yes" if level > 1 else indexed.variant(observation.variant_id).reference
         assert observation.output.data == {"answer": expected}
 
 
@@ -65,8 +66,8 @@ def test_a_rerun_makes_no_call_and_returns_the_same_results(
     assert counting.total == run.calls()  # not one call more
     assert progress[-1].reused == run.calls()
     assert progress[-1].done == 0
-    assert [o.model_dump() for o in second.observations] == [
-        o.model_dump() for o in first.observations
+    assert [o.model_dump() for o in run_of(second).observations] == [
+        o.model_dump() for o in run_of(first).observations
     ]
 
 
@@ -88,13 +89,14 @@ def test_a_new_target_reuses_the_stored_outputs_of_the_old_one(
     calls = counting.total
     extra = Counting("second")
     results = Runner(store=store).run(experiment([counting.target, extra.target]))
+    indexed = run_of(results)
     assert counting.total == calls
     assert extra.total == calls
-    assert len(results.observations) == 2 * calls
-    assert {o.experiment_id for o in results.observations} == {results.experiment.id}
-    loaded = Results.load(store, results.experiment.id)
-    assert [o.id for o in loaded.observations] == [o.id for o in results.observations]
-    assert {o.experiment_id for o in loaded.observations} == {results.experiment.id}
+    assert len(indexed.observations) == 2 * calls
+    assert {o.experiment_id for o in indexed.observations} == {indexed.experiment.id}
+    loaded = Results.load(store, indexed.experiment.id)
+    assert [o.id for o in run_of(loaded).observations] == [o.id for o in indexed.observations]
+    assert {o.experiment_id for o in run_of(loaded).observations} == {indexed.experiment.id}
 
 
 def test_calls_run_in_a_seeded_random_order_per_repetition() -> None:
@@ -125,7 +127,7 @@ def test_grouped_order_asks_the_repetitions_of_a_variant_back_to_back(
     assert firsts != sorted(firsts)  # the variants themselves in a random order
     assert grouped.id == run.id  # the order is not part of the experiment's identity
     results = Runner(store=any_store).run(grouped)
-    assert len(results.observations) == grouped.calls()
+    assert len(run_of(results).observations) == grouped.calls()
     progress: list[Progress] = []
     Runner(store=any_store, on_progress=progress.append).run(run)
     assert progress[-1].reused == run.calls()  # the shuffled order finds every output stored
@@ -165,12 +167,13 @@ def test_a_flaky_hanging_target_completes_under_the_retry_policy(store: SQLiteSt
     run = dataclasses.replace(experiment([target], repetitions=4, cases=3), execution=config)
     progress: list[Progress] = []
     results = Runner(store=store, on_progress=progress.append).run(run)
-    assert len(results.observations) == run.calls()
-    assert not results.failed
+    indexed = run_of(results)
+    assert len(indexed.observations) == run.calls()
+    assert not indexed.failed
     assert counts["failures"] > 0
     assert counts["hangs"] > 0
     assert progress[-1].retries == counts["calls"] - run.calls()
-    assert max(o.attempts for o in results.observations) > 1
+    assert max(o.attempts for o in indexed.observations) > 1
 
 
 def test_persistent_failures_are_stored_counted_and_asked_again(store: SQLiteStore) -> None:
@@ -185,14 +188,14 @@ def test_persistent_failures_are_stored_counted_and_asked_again(store: SQLiteSto
     target = CallableTarget(call, name="sometimes")
     run = experiment([target])
     results = Runner(store=store).run(run)
-    failed = results.failed
+    failed = run_of(results).failed
     assert len(failed) == 2 * 2  # two cases, two repetitions at level 3
     assert all(o.attempts == 1 for o in failed)  # not retryable: one attempt only
     assert all("invalid request" in (o.output.error or "") for o in failed)
     assert store.status_counts(run.id) == {"ok": run.calls() - 4, "failed": 4}
     broken["on"] = False
     again = Runner(store=store).run(run)
-    assert not again.failed
+    assert not run_of(again).failed
     assert store.status_counts(run.id) == {"ok": run.calls(), "failed": 0}
 
 
@@ -201,8 +204,9 @@ def test_an_error_output_counts_as_a_failed_attempt() -> None:
     # Without the breaker, which stops a target none of whose calls succeed.
     config = FAST.model_copy(update={"stop_after": None})
     results = Runner().run(run.__class__(**{**run.__dict__, "execution": config}))
-    assert len(results.failed) == run.calls()
-    assert {o.attempts for o in results.failed} == {FAST.retry.attempts}
+    indexed = run_of(results)
+    assert len(indexed.failed) == run.calls()
+    assert {o.attempts for o in indexed.failed} == {FAST.retry.attempts}
 
 
 def test_retry_after_hint_is_honoured() -> None:
@@ -235,7 +239,7 @@ def test_redaction_removes_a_secret_before_it_reaches_the_file(tmp_path: Path) -
         experiment([CallableTarget(leaky, name="leaky")])
     )
     store.close()
-    texts = [o.output.text + (o.output.error or "") for o in results.observations]
+    texts = [o.output.text + (o.output.error or "") for o in run_of(results).observations]
     assert any("[redacted]" in t for t in texts)
     assert not any(secret in t for t in texts)
     files = [p for p in tmp_path.iterdir() if p.name.startswith("redacted.db")]
@@ -264,20 +268,20 @@ def test_the_sync_entry_point_works_inside_a_running_loop() -> None:
         return Runner().run(run)  # a plain call, as in a Jupyter cell
 
     results = asyncio.run(notebook_cell())
-    assert len(results.observations) == run.calls()
+    assert len(run_of(results).observations) == run.calls()
 
 
 def test_arun_is_the_async_core() -> None:
     run = experiment([planted()])
     results = asyncio.run(Runner().arun(run))
-    assert len(results.observations) == run.calls()
+    assert len(run_of(results).observations) == run.calls()
 
 
 def test_results_trace_any_observation_to_its_variant_and_prompt(store: SQLiteStore) -> None:
     run = experiment([planted()])
     Runner(store=store).run(run)
     results = Results.load(store, run.id)
-    for point in results.point_measurements:
+    for point in run_of(results).point_measurements:
         trace = results.trace([point.id])
         (observation,) = trace.observations
         (variant,) = trace.variants
@@ -313,14 +317,15 @@ def test_pairwise_differences_cover_cells_and_targets() -> None:
     base = experiment([planted("a"), planted("b")], repetitions=2)
     run = dataclasses.replace(base, difference_measures=(measure,), point_metrics=())
     results = Runner().run(run)
+    indexed = run_of(results)
     per_target_case = 5 * 2  # coordinates x repetitions
     within = 2 * 2 * per_target_case * (per_target_case - 1) // 2  # targets x cases x pairs
     across = 2 * 5 * 2 * 2  # cases x coordinates x (2 x 2 repetitions across targets)
-    assert len(results.difference_measurements) == within + across
-    for pair in results.difference_measurements:
+    assert len(indexed.difference_measurements) == within + across
+    for pair in indexed.difference_measurements:
         assert pair.first < pair.second
-    matrix, ids = results.distances(
-        "differs", results.cell("a", "case0", {"level": 0, "who": "Ann"})
+    matrix, ids = indexed.distances(
+        "differs", indexed.cell("a", "case0", {"level": 0, "who": "Ann"})
     )
     assert matrix.shape == (2, 2)
     assert len(ids) == 1
@@ -433,9 +438,10 @@ def test_an_output_too_deep_to_store_is_a_failed_observation() -> None:
     store = MemoryStore()
     run = experiment([CallableTarget(answer, name="deep")])
     results = Runner(store=store).run(run)
-    assert len(results.failed) == run.calls()
+    indexed = run_of(results)
+    assert len(indexed.failed) == run.calls()
     assert store.status_counts(run.id) == {"ok": 0, "failed": run.calls()}
-    for observation in results.failed:
+    for observation in indexed.failed:
         assert observation.attempts == 1  # asking again would return the same nesting
         assert "nested too deeply" in (observation.output.error or "")
 
@@ -497,7 +503,7 @@ def test_a_run_waiting_for_another_runs_leases_polls_instead_of_spinning(
     # Another run (another holder in this process) leases everything for 0.5 s, then stops.
     assert store.claim([p.id for p in run.plan()], "other", 0.5) == {p.id for p in run.plan()}
     results = Runner(store=store).run(run)
-    assert len(results.observations) == run.calls()
+    assert len(run_of(results).observations) == run.calls()
     # One read of what is stored, then one poll while the leases hold and one once they
     # expired (a poll that gets nothing sleeps 0.6 s): no busy loop of reads.
     assert store.reads <= 3
@@ -516,14 +522,14 @@ def test_a_measure_whose_details_hold_a_lone_surrogate_is_stored_as_cleaned(
     )
     fresh = Runner(store=store).run(run)
     loaded = Results.load(store, run.id)
-    letters = [p for p in loaded.point_measurements if p.measure == "letter"]
+    letters = [p for p in run_of(loaded).point_measurements if p.measure == "letter"]
     assert len(letters) == run.calls()
     assert {json.dumps(p.details) for p in letters} == {'{"half\\ufffd": ["\\ufffd{"]}'}
-    assert sorted(p.model_dump_json() for p in loaded.point_measurements) == sorted(
-        p.model_dump_json() for p in fresh.point_measurements
+    assert sorted(p.model_dump_json() for p in run_of(loaded).point_measurements) == sorted(
+        p.model_dump_json() for p in run_of(fresh).point_measurements
     )
     again = Runner(store=store).run(run)  # a rerun reuses everything, and reads it back
-    assert len(again.point_measurements) == len(fresh.point_measurements)
+    assert len(run_of(again).point_measurements) == len(run_of(fresh).point_measurements)
 
 
 def test_a_measure_that_fails_part_way_keeps_every_full_thousand_it_made(
@@ -550,7 +556,7 @@ def test_a_measure_that_fails_part_way_keeps_every_full_thousand_it_made(
     calls.append("past the bug")
     results = Runner(store=store).run(measured)
     assert len(calls) - 1 == 100  # the first thousand were stored before the failure
-    assert len([p for p in results.point_measurements if p.measure == "length"]) == 1_100
+    assert len([p for p in run_of(results).point_measurements if p.measure == "length"]) == 1_100
 
 
 class _Reading(MemoryStore):
@@ -592,6 +598,6 @@ def test_pairwise_measures_read_a_case_at_a_time_and_the_run_loads_once() -> Non
     at_once = asyncio.run(
         measure_pairs(run, stored.observations, run.variant_table().by_id(), everything)
     )
-    assert sorted((d.id, d.value) for d in results.difference_measurements) == sorted(
+    assert sorted((d.id, d.value) for d in run_of(results).difference_measurements) == sorted(
         (d.id, d.value) for d in at_once
     )

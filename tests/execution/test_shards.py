@@ -21,6 +21,7 @@ from modelscape.execution.runner import Runner
 from modelscape.execution.shard import Shard
 from modelscape.measures import CallableDifference
 from modelscape.report.report import Report
+from modelscape.results.results import run_of
 from tests.support.mapping_space import FAST, planted, scenario
 
 REPO = Path(__file__).resolve().parents[2]
@@ -105,7 +106,7 @@ def test_sharded_runs_merged_and_remeasured_equal_one_run(tmp_path: Path) -> Non
     assert runner.last.done == 0
     single = Runner(store=SQLiteStore(tmp_path / "one.db")).run(whole)
     # the pairs that spanned the two shards were measured by the rerun
-    ids = [{d.id for d in r.difference_measurements} for r in (again, single)]
+    ids = [{d.id for d in run_of(r).difference_measurements} for r in (again, single)]
     assert ids[0] == ids[1]
     assert ids[0]
     assert _numbers(build_report(again)) == _numbers(build_report(single))

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from modelscape.execution.runner import Runner
+from modelscape.results.results import run_of
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets._callable import CallableTarget
 from modelscape.targets.protocol import TargetOutput, TargetRequest
@@ -112,7 +113,7 @@ def test_a_run_holds_a_variant_model_only_while_a_call_needs_it(
     watching = Watching(live)
     run = experiment([CallableTarget(watching, name="watched")], repetitions=2, cases=30)
     results = Runner(store=store).run(run)
-    assert len(results.observations) == watching.calls == 300
+    assert len(run_of(results).observations) == watching.calls == 300
     assert len(watching.counts) == 300
     # At most one per call in flight (eight at a time) and one being measured; held as
     # models, the 150 variants would all be alive for the whole run.

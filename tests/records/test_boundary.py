@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from modelscape.execution import ExecutionConfig, Experiment, RetryPolicy, Runner
 from modelscape.execution.measuring import difference_id, point_id
 from modelscape.records.stored import observation_id
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store import MemoryStore, SQLiteStore, Store
 from modelscape.targets._cleaning import clean_data, clean_output, clean_text
 from modelscape.targets.protocol import TargetOutput
@@ -204,8 +204,9 @@ def expected(outputs: list[TargetOutput], seed: int) -> dict[str, dict[str, Any]
 
 def check(results: Results, wanted: dict[str, dict[str, Any]], how: str) -> None:
     """The run's records hold the outputs as the documented rule cleans them."""
-    assert sorted(o.id for o in results.observations) == sorted(wanted), how
-    for observation in results.observations:
+    indexed = run_of(results)
+    assert sorted(o.id for o in indexed.observations) == sorted(wanted), how
+    for observation in indexed.observations:
         output = wanted[observation.id]
         assert observation.status == "ok", how
         stored = fields(observation.output)
@@ -214,8 +215,8 @@ def check(results: Results, wanted: dict[str, dict[str, Any]], how: str) -> None
             stored["latency"] = MEASURED
         same(stored, output, f"{how}: output of {observation.id}")
     (metric,) = RUN.record().point_metrics
-    by_id = {o.id: o for o in results.observations}
-    for point in results.point_measurements:
+    by_id = {o.id: o for o in indexed.observations}
+    for point in indexed.point_measurements:
         data = by_id[point.observation_id].output
         score = SCORES[len(data.text) % len(SCORES)]
         expected_value = None if score is None or math.isnan(score) else score + 0.0
@@ -223,7 +224,7 @@ def check(results: Results, wanted: dict[str, dict[str, Any]], how: str) -> None
         same(typed(value), typed(expected_value), f"{how}: value of {point.id}")
         same(typed(point.details), typed(data.data), f"{how}: details of {point.id}")
         assert point.id == point_id(metric.id, point.observation_id), how
-    for pair in results.difference_measurements:
+    for pair in indexed.difference_measurements:
         first, second = by_id[pair.first], by_id[pair.second]
         assert pair.value == float(first.output.text != second.output.text), how
         assert pair.id == difference_id(pair.measure_id, pair.first, pair.second), how
@@ -234,7 +235,7 @@ def untimed(results: Results) -> list[Any]:
     times a run measures."""
     return [
         {name: value for name, value in fields(o).items() if name not in UNTIMED}
-        for o in results.observations
+        for o in run_of(results).observations
     ]
 
 
@@ -258,11 +259,11 @@ def test_a_run_stores_what_its_target_returned_cleaned_in_every_store(
     for kind, store in (("sqlite", shared), ("memory", MemoryStore())):
         results = run_into(store, outputs, seed)  # the runner's own load of the store
         check(results, wanted, kind)
-        loaded = Results.load(store, results.experiment.id)  # from its snapshot, for SQLite
+        loaded = Results.load(store, run_of(results).experiment.id)  # from its snapshot, for SQLite
         check(loaded, wanted, f"{kind}, loaded again")
         # What a rerun looks up first: the stored observations by id.
-        ids = [o.id for o in results.observations]
+        ids = [o.id for o in run_of(results).observations]
         by_id = store.observations(ids)
-        same(dumps(by_id[i] for i in ids), dumps(results.observations), f"{kind}, by id")
+        same(dumps(by_id[i] for i in ids), dumps(run_of(results).observations), f"{kind}, by id")
         found.append(untimed(loaded))
     same(found[0], found[1], "sqlite and memory")

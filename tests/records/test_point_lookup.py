@@ -9,6 +9,7 @@ from __future__ import annotations
 from modelscape import CallableTarget
 from modelscape.execution import ExecutionConfig, Experiment, RetryPolicy, Runner
 from modelscape.measures import CallableMetric
+from modelscape.results.results import run_of
 from modelscape.store import MemoryStore
 from modelscape.targets.protocol import TargetOutput
 from tests.support.mapping_space import space
@@ -24,11 +25,12 @@ def test_each_observation_finds_its_own_value_and_an_unknown_id_finds_none() -> 
         task_space=space(1), targets=[target], point_metrics=[length], execution=FAST
     )
     results = Runner(store=MemoryStore()).run(experiment)
-    assert len(results.observations) >= 2
-    for observation in results.observations:
-        point = results.point("number", observation.id)
+    indexed = run_of(results)
+    assert len(indexed.observations) >= 2
+    for observation in indexed.observations:
+        point = indexed.point("number", observation.id)
         assert point is not None
         assert point.value == float(observation.output.text)
-    assert results.point("number", "an id of no observation") is None
-    assert results.point("number", results.observations[0].id + "x") is None
-    assert results.point("no such metric", results.observations[0].id) is None
+    assert indexed.point("number", "an id of no observation") is None
+    assert indexed.point("number", indexed.observations[0].id + "x") is None
+    assert indexed.point("no such metric", indexed.observations[0].id) is None

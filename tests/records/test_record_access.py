@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from modelscape.errors import AnalysisError
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.task.design import Grid
 from tests.analysis.conftest import run, scenario
 
@@ -21,7 +21,7 @@ def results() -> Results:
 
 
 def test_observations_are_indexed_like_a_sequence(results: Results) -> None:
-    observations = results.observations
+    observations = run_of(results).observations
     size = len(observations)
     assert observations[size - 1].id == observations[-1].id
     assert observations[-size].id == observations[0].id
@@ -31,15 +31,16 @@ def test_observations_are_indexed_like_a_sequence(results: Results) -> None:
 
 
 def test_every_cell_gives_its_outputs_keys_in_order(results: Results) -> None:
+    indexed = run_of(results)
     seen = 0
-    for observation in results.observations:
+    for observation in indexed.observations:
         if observation.repetition != 0:
             continue
-        key = results.key(observation.coordinate)
-        ids, keys = results.cell_details("length", observation.target, observation.case, key)
+        key = indexed.key(observation.coordinate)
+        ids, keys = indexed.cell_details("length", observation.target, observation.case, key)
         cell = [
             o
-            for o in results.observations
+            for o in indexed.observations
             if (o.target, o.case, o.coordinate)
             == (observation.target, observation.case, observation.coordinate)
         ]
@@ -50,7 +51,8 @@ def test_every_cell_gives_its_outputs_keys_in_order(results: Results) -> None:
 
 
 def test_a_measure_without_keys_names_an_output(results: Results) -> None:
-    first = results.observations[0]
-    key = results.key(first.coordinate)
+    indexed = run_of(results)
+    first = indexed.observations[0]
+    key = indexed.key(first.coordinate)
     with pytest.raises(AnalysisError, match="has no value for observation"):
-        results.cell_details("no such measure", first.target, first.case, key)
+        indexed.cell_details("no such measure", first.target, first.case, key)

@@ -19,7 +19,7 @@ from modelscape.execution import ExecutionConfig, Experiment, RetryPolicy, Runne
 from modelscape.execution.measuring import difference_id
 from modelscape.measures import CallableMetric
 from modelscape.records.stored import DifferenceMeasurement, Observation, observation_id
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store import MemoryStore, SQLiteStore, Store
 from modelscape.targets import CallableTarget
 from modelscape.targets.protocol import TargetOutput, Usage
@@ -96,7 +96,7 @@ def test_nan_and_infinities_in_an_output_read_back_as_none_from_either_store(
         usage=Usage(input_tokens=1, cost=math.inf),
     )
     for results in (run(store, reply), Results.load(store, run(store, reply).experiment.id)):
-        for output in (o.output for o in results.observations):
+        for output in (o.output for o in run_of(results).observations):
             assert output.data == {"answer": None, "also": [None, None, 1.5]}
             assert output.latency is None
             assert output.usage == Usage(input_tokens=1, cost=None)
@@ -106,7 +106,7 @@ def test_a_metrics_nan_is_stored_as_no_value_in_either_store(store: Store) -> No
     nan = CallableMetric(lambda variant, output: math.nan, name="nan")
     infinite = CallableMetric(lambda variant, output: -math.inf, name="infinite")
     results = run(store, TargetOutput(text="x"), nan, infinite)
-    values = {(p.measure, p.value) for p in results.point_measurements}
+    values = {(p.measure, p.value) for p in run_of(results).point_measurements}
     assert values == {("nan", None), ("infinite", -math.inf)}
     assert {row["nan"] for row in results.table()} == {None}
 

@@ -37,7 +37,7 @@ from modelscape.records.stored import (
     PointMeasurement,
     observation_id,
 )
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store import MemoryStore, SQLiteStore, Store
 from modelscape.targets._cleaning import clean_data, clean_output
 from modelscape.targets.protocol import TargetOutput
@@ -210,8 +210,9 @@ def check_store(
 
 def check_columns(results: Results, stored: list[Observation], points: Any, how: str) -> None:
     """The columns the analyses read hold, row for row, what records held one by one hold."""
+    indexed = run_of(results)
     expected = ObservationColumns.of_records(canonical(stored))
-    columns = results.columns
+    columns = indexed.columns
     assert columns.ids == expected.ids, how
     for name in ("target", "case", "variant", "coordinate", "model"):
         same(
@@ -239,7 +240,7 @@ def check_columns(results: Results, stored: list[Observation], points: Any, how:
             for i in range(len(table))
         )
 
-    same(point_rows(results.point_columns), point_rows(PointColumns.of_records(points)), how)
+    same(point_rows(indexed.point_columns), point_rows(PointColumns.of_records(points)), how)
 
 
 # -- the properties -------------------------------------------------------------------------------
@@ -258,9 +259,9 @@ def test_what_a_store_is_given_it_gives_back_by_every_path(
         check_run(reader, stored, points, differences, how)
         check_store(reader, stored, points, differences)
         results = Results.load(reader, RECORD.id)
-        same(dumps(results.observations), dumps(canonical(stored)), how)
-        same(by_id(results.point_measurements), by_id(points), how)
-        same(by_id(results.difference_measurements), by_id(differences), how)
+        same(dumps(run_of(results).observations), dumps(canonical(stored)), how)
+        same(by_id(run_of(results).point_measurements), by_id(points), how)
+        same(by_id(run_of(results).difference_measurements), by_id(differences), how)
         check_columns(results, stored, points, how)
     # A second save of the same records is a no-op.
     before = rows(store) if isinstance(store, SQLiteStore) else None

@@ -24,7 +24,7 @@ import pytest
 
 from modelscape._identity import content_id
 from modelscape.report.report import Report, build_report
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.scenario import Scenario
 from modelscape.scenarios import arithmetic, conditioning, evidence
 from modelscape.specs import load_spec
@@ -137,10 +137,11 @@ def test_experiment_ids_are_unchanged(name: str) -> None:
 @pytest.mark.parametrize("name", sorted(n for n in PINNED if n.endswith("-reference")))
 def test_shipped_specs_store_the_same_scenario(name: str) -> None:
     results = load(name)
+    indexed = run_of(results)
     original = shipped(name.removesuffix("-reference"))
-    scenario = dataclasses.replace(original, repetitions=results.experiment.repetitions)
-    assert scenario.identity == results.experiment.scenario
-    assert scenario.identity.id == results.experiment.scenario.id  # type: ignore[union-attr]
+    scenario = dataclasses.replace(original, repetitions=indexed.experiment.repetitions)
+    assert scenario.identity == indexed.experiment.scenario
+    assert scenario.identity.id == indexed.experiment.scenario.id  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize("name", sorted(PINNED))
@@ -149,7 +150,7 @@ def test_reports_rebuilt_from_the_stores_are_unchanged(name: str) -> None:
     assert digest(build_report(results)) == PINNED[name][1]
     if name.endswith("-reference"):
         original = shipped(name.removesuffix("-reference"))
-        scenario = dataclasses.replace(original, repetitions=results.experiment.repetitions)
+        scenario = dataclasses.replace(original, repetitions=run_of(results).experiment.repetitions)
         assert digest(scenario.report(results)) == PINNED[name][1]
 
 

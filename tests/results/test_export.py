@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from modelscape.errors import MissingExtraError, ModelscapeError
 from modelscape.execution.runner import Runner
 from modelscape.records.stored import DifferenceMeasurement, Observation, PointMeasurement
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store import SQLiteStore
 from modelscape.targets._cleaning import clean_data, clean_output
 from modelscape.targets.protocol import TargetOutput
@@ -73,7 +73,7 @@ def both(tmp_path: Path, run: Run) -> list[tuple[str, Results, list[Observation]
         store.save_observations(observations)
         store.save_measurements(points, differences)
         loaded = Results.load(store, RECORD.id)
-    order = {o.id: i for i, o in enumerate(loaded.observations)}
+    order = {o.id: i for i, o in enumerate(run_of(loaded).observations)}
     return [
         ("from records", made, observations),
         ("loaded", loaded, sorted(observations, key=lambda o: order[o.id])),
@@ -234,10 +234,10 @@ def test_a_run_exports_its_answers_and_duckdb_reads_the_table_and_the_file(
     assert table.schema.field("axis:level").type == pa.int64()
     assert table.column_names[-3:] == ["correct", "answered", "answer_change"]
     assert "edit_distance" not in table.column_names  # pairwise: no place in a row
-    coordinates = len(results.experiment.coordinates)
-    assert len(rows) == len(results.observations) == 2 * 3 * coordinates * 2
+    coordinates = len(run_of(results).experiment.coordinates)
+    assert len(rows) == len(run_of(results).observations) == 2 * 3 * coordinates * 2
     # The keyed measure's key is the answer the scenario's reader read, as JSON text.
-    for row, observation in zip(rows, results.observations, strict=True):
+    for row, observation in zip(rows, run_of(results).observations, strict=True):
         assert json.loads(row["answer_change"]) == scenario.answer(observation.output)
     connection = duckdb.connect()
     connection.register("run", table)

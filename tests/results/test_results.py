@@ -26,7 +26,7 @@ import modelscape
 from modelscape.errors import AnalysisError, StoreError
 from modelscape.records import stored
 from modelscape.records.stored import DifferenceMeasurement, Observation, PointMeasurement
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store import MemoryStore, SQLiteStore
 from modelscape.store.protocol import StoredRun
 from modelscape.targets._cleaning import clean_data, clean_output
@@ -66,7 +66,7 @@ def both(tmp_path: Path, run: Run) -> Iterator[tuple[str, Results, list[Observat
         store.save_observations(observations)
         store.save_measurements(points, differences)
         loaded = Results.load(store, RECORD.id)
-    order = {o.id: i for i, o in enumerate(loaded.observations)}
+    order = {o.id: i for i, o in enumerate(run_of(loaded).observations)}
     yield "loaded", loaded, sorted(observations, key=lambda o: order[o.id])
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from modelscape.errors import StoreError
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store.sqlite import SQLiteStore
 
 
@@ -20,7 +20,7 @@ def main() -> None:
     print("read_only", store.read_only)
     for record in store.experiments():
         results = Results.load(store, record.id)
-        print("experiment", record.id, len(results.observations))
+        print("experiment", record.id, len(run_of(results).observations))
     try:
         store.save_experiment(store.experiments()[0], [])
     except StoreError as error:

@@ -17,7 +17,7 @@ from modelscape.errors import StoreError
 from modelscape.execution.runner import Runner
 from modelscape.records.columns import ObservationColumns, PointColumns
 from modelscape.records.stored import Observation, PointMeasurement
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store.protocol import canonical_order
 from modelscape.store.rows import observation_of
 from modelscape.store.snapshot import read_snapshot
@@ -196,24 +196,25 @@ def test_a_columnar_load_equals_the_row_by_row_load(tmp_path: Path, data: st.Dat
     # Indexes read on columns answer as those read on the records.
     by_columns = Results.load(SQLiteStore(path, read_only=True), RECORD.id)
     by_records = Results(RECORD, VARIANTS, expected, expected_points, [])
+    columns_run, records_run = run_of(by_columns), run_of(by_records)
     assert by_columns.table() == by_records.table()
-    assert by_columns.failed == by_records.failed
-    for target in by_records.targets:
+    assert columns_run.failed == records_run.failed
+    for target in records_run.targets:
         assert by_columns.select(target=target) == by_records.select(target=target)
-        for case in by_records.cases:
-            for key_ in by_records.keys:
+        for case in records_run.cases:
+            for key_ in records_run.keys:
                 for metric in ("correct", "answered", "missing"):
-                    assert by_columns.cell_points(
+                    assert columns_run.cell_points(
                         metric, target, case, key_
-                    ) == by_records.cell_points(metric, target, case, key_)
-                assert tuple(by_columns.outputs(target, case, key_)) == tuple(
-                    by_records.outputs(target, case, key_)
+                    ) == records_run.cell_points(metric, target, case, key_)
+                assert tuple(columns_run.outputs(target, case, key_)) == tuple(
+                    records_run.outputs(target, case, key_)
                 )
     for point in expected_points:
         assert (
             by_columns.trace([point.id]).model_dump() == by_records.trace([point.id]).model_dump()
         )
-        assert by_columns.point(point.measure, point.observation_id) == by_records.point(
+        assert columns_run.point(point.measure, point.observation_id) == records_run.point(
             point.measure, point.observation_id
         )
 
@@ -222,16 +223,17 @@ def test_a_fresh_run_returns_what_a_load_of_its_store_returns(tmp_path: Path) ->
     store = SQLiteStore(tmp_path / "s.db")
     fresh = Runner(store=store).run(RUN)
     loaded = Results.load(store, RUN.id)
-    assert list(fresh.observations) == list(loaded.observations)
-    assert sorted(p.id for p in fresh.point_measurements) == sorted(
-        p.id for p in loaded.point_measurements
+    fresh_run, loaded_run = run_of(fresh), run_of(loaded)
+    assert list(fresh_run.observations) == list(loaded_run.observations)
+    assert sorted(p.id for p in fresh_run.point_measurements) == sorted(
+        p.id for p in loaded_run.point_measurements
     )
     held = Results(
-        fresh.experiment,
-        fresh.variants,
-        list(fresh.observations),
-        list(fresh.point_measurements),
-        fresh.difference_measurements,
+        fresh_run.experiment,
+        fresh_run.variants,
+        list(fresh_run.observations),
+        list(fresh_run.point_measurements),
+        fresh_run.difference_measurements,
     )
     assert held.scorecard("correct", "answer_change", target="a", answered="answered") == (
         fresh.scorecard("correct", "answer_change", target="a", answered="answered")

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from modelscape.cli import main
 from modelscape.errors import StoreError
 from modelscape.execution.runner import Runner
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store import SQLiteStore
 from modelscape.store.damage import DamagedStoreWarning
 from tests.store.store_records import stored_run
@@ -61,7 +61,7 @@ def read_everything(path: Path, policy: str) -> list[str]:
         with opened as store:
             for record in store.experiments():
                 results = Results.load(store, record.id)
-                store.observations([o.id for o in results.observations])
+                store.observations([o.id for o in run_of(results).observations])
                 store.status_counts(record.id)
     return [str(w.message) for w in caught if issubclass(w.category, DamagedStoreWarning)]
 
@@ -133,8 +133,8 @@ def test_a_record_that_is_not_utf8_is_named_and_left_out_when_asked(tmp_path: Pa
         pytest.warns(DamagedStoreWarning, match="observations row 3: text that is not UTF-8"),
     ):
         loaded = Results.load(store, run)
-    assert len(loaded.observations) == total - 1
-    assert oid not in {o.id for o in loaded.observations}
+    assert len(run_of(loaded).observations) == total - 1
+    assert oid not in {o.id for o in run_of(loaded).observations}
 
 
 def test_report_reports_the_rest_of_a_damaged_run_and_names_the_rows(tmp_path: Path) -> None:
@@ -177,7 +177,7 @@ def test_a_measurement_relabelled_to_another_output_is_found_by_its_id(tmp_path:
         pytest.warns(DamagedStoreWarning, match=f"observation {observation} is left out, as it"),
     ):
         results = Results.load(store, run)
-    assert observation not in {o.id for o in results.observations}
+    assert observation not in {o.id for o in run_of(results).observations}
     results.scorecard("correct", "answer_change", answered="answered")  # the rest reports
 
 
@@ -228,8 +228,8 @@ def test_a_run_asks_a_damaged_observation_again_and_repairs_its_row(tmp_path: Pa
         pytest.warns(DamagedStoreWarning, match="observations row 2"),
     ):
         results = run_within(store)
-    assert len(results.observations) == total
-    assert oid in {o.id for o in results.observations}
+    assert len(run_of(results).observations) == total
+    assert oid in {o.id for o in run_of(results).observations}
     with SQLiteStore(path) as store:  # repaired: the default, which refuses damage, reads it
         assert len(store.load(run).observations) == total
 
@@ -244,7 +244,7 @@ def test_a_run_repairs_its_experiment_record(tmp_path: Path) -> None:
         store.load(run)
     with SQLiteStore(path, damaged="skip") as store:
         results = run_within(store)
-    assert results.experiment.id == run
+    assert run_of(results).experiment.id == run
 
 
 def test_the_default_refuses_and_a_copy_merged_from_it_is_never_partial(tmp_path: Path) -> None:
@@ -289,7 +289,7 @@ def test_valid_text_changed_under_its_record_is_found_too(
         store.load(run)
     with SQLiteStore(path, damaged="skip") as store, pytest.warns(DamagedStoreWarning, match=named):
         results = Results.load(store, run)
-    assert len(results.observations) == total - 1
+    assert len(run_of(results).observations) == total - 1
     results.scorecard("correct", "answer_change", answered="answered")  # the rest reports
 
 

@@ -11,6 +11,7 @@ from click.testing import CliRunner
 from modelscape.cli import main
 from modelscape.errors import StoreError
 from modelscape.execution.runner import Runner
+from modelscape.results.results import run_of
 from modelscape.store import MemoryStore, SQLiteStore, Store, open_store
 from modelscape.store.registry import (
     ENTRY_POINT_GROUP,
@@ -156,7 +157,7 @@ def test_a_kind_from_an_installed_package(duck: Path) -> None:
     run = experiment([planted()])
     results = Runner(store=open_store("duck://pond")).run(run)
     assert [e.id for e in opened.experiments()] == [run.id]
-    assert len(results.observations) == run.calls()
+    assert len(run_of(results).observations) == run.calls()
     with pytest.raises(StoreError, match=r"kinds installed are .*duck.*memory"):
         open_store("nope:x")
 

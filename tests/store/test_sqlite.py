@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from modelscape.errors import StoreError
 from modelscape.execution.runner import Runner
 from modelscape.records.stored import PointMeasurement
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store import MemoryStore, SQLiteStore, Store, StoredRun, open_store
 from modelscape.store.migrations import MIGRATIONS, SCHEMA_VERSION
 from modelscape.task.space import Variant
@@ -31,19 +31,20 @@ def test_both_stores_implement_the_protocol(any_store: Store) -> None:
 def test_round_trip_of_a_run(any_store: Store) -> None:
     run = experiment([planted("a"), planted("b")], repetitions=2)
     results = Runner(store=any_store).run(run)
+    indexed = run_of(results)
     loaded = Results.load(any_store, run.id)
-    assert loaded.experiment.model_dump(exclude={"created"}) == run.record().model_dump(
+    assert run_of(loaded).experiment.model_dump(exclude={"created"}) == run.record().model_dump(
         exclude={"created"}
     )
-    assert [v.id for v in loaded.variants] == [v.id for v in run.variants()]
-    assert [o.model_dump() for o in loaded.observations] == [
-        o.model_dump() for o in results.observations
+    assert [v.id for v in run_of(loaded).variants] == [v.id for v in run.variants()]
+    assert [o.model_dump() for o in run_of(loaded).observations] == [
+        o.model_dump() for o in indexed.observations
     ]
-    assert sorted(p.id for p in loaded.point_measurements) == sorted(
-        p.id for p in results.point_measurements
+    assert sorted(p.id for p in run_of(loaded).point_measurements) == sorted(
+        p.id for p in indexed.point_measurements
     )
     assert [e.id for e in any_store.experiments()] == [run.id]
-    for point in loaded.point_measurements:  # built from columns: equal to a validated copy
+    for point in run_of(loaded).point_measurements:  # built from columns: equal to a validated copy
         assert point == PointMeasurement.model_validate(point.model_dump())
         assert point.model_dump_json() == PointMeasurement(**point.model_dump()).model_dump_json()
 
@@ -166,29 +167,30 @@ def test_a_second_experiment_reuses_outputs_under_its_own_id(any_store: Store) -
         difference_measures=(*base.difference_measures, measure),
     )
     results = Runner(store=any_store).run(second)
+    indexed = run_of(results)
     assert counting.total == calls  # the shared target was not asked again
     assert second.id != first.id
     loaded = Results.load(any_store, second.id)
-    assert {o.experiment_id for o in loaded.observations} == {second.id}
-    assert len(loaded.observations) == second.calls()
-    members = {o.id for o in loaded.observations}
-    assert loaded.difference_measurements
-    for pair in loaded.difference_measurements:
+    assert {o.experiment_id for o in run_of(loaded).observations} == {second.id}
+    assert len(run_of(loaded).observations) == second.calls()
+    members = {o.id for o in run_of(loaded).observations}
+    assert run_of(loaded).difference_measurements
+    for pair in run_of(loaded).difference_measurements:
         assert pair.first in members
         assert pair.second in members
-    assert [o.id for o in loaded.observations] == [o.id for o in results.observations]
+    assert [o.id for o in run_of(loaded).observations] == [o.id for o in indexed.observations]
     earlier = Results.load(any_store, first.id)  # the first run is as it was
-    assert {o.experiment_id for o in earlier.observations} == {first.id}
-    assert len(earlier.observations) == first.calls()
+    assert {o.experiment_id for o in run_of(earlier).observations} == {first.id}
+    assert len(run_of(earlier).observations) == first.calls()
     # The second run's pairs across its two targets hold one output of the first run: they
     # are not the first run's, which keeps only pairs of its own outputs.
-    own = {o.id for o in earlier.observations}
-    assert earlier.difference_measurements
-    for pair in earlier.difference_measurements:
+    own = {o.id for o in run_of(earlier).observations}
+    assert run_of(earlier).difference_measurements
+    for pair in run_of(earlier).difference_measurements:
         assert pair.first in own
         assert pair.second in own
     assert any(
-        (pair.first in own) != (pair.second in own) for pair in results.difference_measurements
+        (pair.first in own) != (pair.second in own) for pair in indexed.difference_measurements
     )
     assert [e.id for e in any_store.experiments()] == [first.id, second.id]  # oldest first
 
@@ -311,8 +313,8 @@ def test_records_without_later_fields_load_with_their_defaults(tmp_path: Path) -
         )
     assert all(dropped.values())  # every kind of record lost some fields
     loaded = Results.load(store, run.id)
-    assert [o.model_dump() for o in loaded.observations] == [
-        o.model_dump() for o in results.observations
+    assert [o.model_dump() for o in run_of(loaded).observations] == [
+        o.model_dump() for o in run_of(results).observations
     ]
     store.close()
 

@@ -14,7 +14,7 @@ import pytest
 
 from modelscape.errors import StoreError
 from modelscape.execution.runner import Runner
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store import MemoryStore, SQLiteStore, Store
 from modelscape.store.migrations import SCHEMA_VERSION
 from modelscape.store.protocol import Leasing, holder_alive
@@ -271,5 +271,5 @@ def test_two_runners_on_one_store_pay_once_for_each_observation(tmp_path: Path) 
     first, second = asyncio.run(both())
     assert sorted(calls) == sorted(p.seed for p in run.plan())  # each asked exactly once
     for results in (first, second):
-        assert len(results.observations) == run.calls()
-        assert not results.failed
+        assert len(run_of(results).observations) == run.calls()
+        assert not run_of(results).failed

@@ -29,7 +29,7 @@ import yaml
 
 from modelscape.execution import ExecutionConfig, RetryPolicy, Runner
 from modelscape.report import Report
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.scenario import Scenario
 from modelscape.scenarios import arithmetic, evidence
 from modelscape.specs import Spec, shipped_path
@@ -153,7 +153,7 @@ def _make(name: str, folder: Path) -> None:
         f"# {name}\n\n{scenario.name} ({scenario.calls_per_target()} calls per target, "
         f"{scenario.repetitions} repetitions) against {kind.about}.\n\n"
         f"Made by `tests/support/runs.py` for the tests; experiment "
-        f"`{results.experiment.id}`, {len(results.observations)} outputs.\n",
+        f"`{run_of(results).experiment.id}`, {len(run_of(results).observations)} outputs.\n",
         encoding="utf-8",
     )
 

@@ -14,7 +14,7 @@ import pytest
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.experiment import Experiment
 from modelscape.execution.runner import Runner
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.targets.providers import HttpOptions, OpenAICompatibleTarget
 from tests.support.mapping_space import experiment
 from tests.targets.providers.fake_server import FakeProvider
@@ -53,9 +53,10 @@ def test_a_flaky_server_is_not_stopped_and_nearly_every_observation_succeeds(
         retry=RetryPolicy(attempts=6, initial_delay=0.01, max_delay=0.1),
     )
     run, runner, results = run_against(server.url, config, repetitions=10, concurrency=32)
+    indexed = run_of(results)
     health = runner.health["m"]
     assert health.stopped is None, health.stopped
-    ok = len(results.observations) - len(results.failed)
+    ok = len(indexed.observations) - len(indexed.failed)
     assert ok >= 0.99 * run.calls(), (ok, run.calls(), health.first_error)
     assert set(server.answers) == {"ok", "429", "500", "hang", "cut"}  # every fault was met
 
@@ -75,10 +76,11 @@ def test_a_timeout_counts_from_the_send_not_the_wait_for_a_place(
         retry=RetryPolicy(attempts=8, initial_delay=0.01, max_delay=0.05),
     )
     _, runner, results = run_against(server.url, config, repetitions=3, concurrency=24)
+    indexed = run_of(results)
     assert runner.health["m"].stopped is None
-    timed_out = [o for o in results.failed if "timed out" in (o.output.error or "")]
+    timed_out = [o for o in indexed.failed if "timed out" in (o.output.error or "")]
     assert timed_out == []
-    assert len(results.failed) == 0, results.failed[0].output.error
+    assert len(indexed.failed) == 0, indexed.failed[0].output.error
 
 
 def test_a_port_nobody_listens_on_stops_the_target_quickly() -> None:
@@ -90,7 +92,7 @@ def test_a_port_nobody_listens_on_stops_the_target_quickly() -> None:
     health = runner.health["m"]
     assert health.stopped is not None
     assert "identical failures in a row" in health.stopped
-    assert len(results.failed) == run.calls()
+    assert len(run_of(results).failed) == run.calls()
     # Stopped early: most calls were never asked (nor waited for).
     assert health.unasked > run.calls() // 2
 
@@ -101,9 +103,10 @@ def test_a_retry_after_of_inf_on_every_call_ends_the_run_in_seconds(fake: FakePr
         fake.then(429, {"error": {"message": "daily quota spent"}}, Retry_After="inf")
     config = ExecutionConfig(retry=RetryPolicy(attempts=4, initial_delay=1, max_delay=30))
     run, runner, results = run_against(fake.url, config, repetitions=4, concurrency=8)
-    assert len(results.failed) == run.calls()
+    indexed = run_of(results)
+    assert len(indexed.failed) == run.calls()
     # One attempt each: no wait of max_delay before a retry (before, over 4 minutes of them).
-    asked = [o for o in results.failed if o.attempts]
+    asked = [o for o in indexed.failed if o.attempts]
     assert all(o.attempts == 1 for o in asked)
     assert "daily quota spent; the provider asks to wait inf s" in (asked[0].output.error or "")
     health = runner.health["m"]

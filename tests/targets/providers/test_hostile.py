@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from modelscape.execution.calls import call_with_retries
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.runner import Runner
+from modelscape.results.results import run_of
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets._callable import CallableTarget
 from modelscape.targets._cleaning import clean_text
@@ -158,10 +159,11 @@ def test_an_endless_retry_after_fails_one_observation_and_the_rest_are_asked(
     run = experiment([OpenAICompatibleTarget("m", base_url=fake.url)], repetitions=1, cases=1)
     runner = Runner()
     results = runner.run(run.__class__(**{**run.__dict__, "execution": config}))
-    (failed,) = results.failed
+    indexed = run_of(results)
+    (failed,) = indexed.failed
     assert failed.attempts == 1
     assert "HTTP 429: busy; the provider asks to wait inf s" in (failed.output.error or "")
-    assert len(results.observations) == len(fake.requests) == run.calls()
+    assert len(indexed.observations) == len(fake.requests) == run.calls()
     assert runner.health["m"].stopped is None
 
 

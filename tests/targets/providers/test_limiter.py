@@ -9,6 +9,7 @@ import pytest
 
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.runner import Runner
+from modelscape.results.results import run_of
 from modelscape.specs import load_spec
 from modelscape.targets.providers import HttpOptions
 from modelscape.targets.providers._limiter import AdaptiveLimiter
@@ -119,6 +120,7 @@ def test_a_target_slows_down_under_429_and_still_finishes(fake: FakeProvider) ->
     scenario = dataclasses.replace(load_spec("pressure").scenario(), repetitions=1)
     config = ExecutionConfig(concurrency=16, retry=RetryPolicy(attempts=10, initial_delay=0.01))
     results = Runner().run(scenario.experiment([target], config))
-    assert not results.failed
+    indexed = run_of(results)
+    assert not indexed.failed
     assert target.limiter.epoch >= 1  # the limit was cut at least once
-    assert len(fake.requests) == len(results.observations) + 12
+    assert len(fake.requests) == len(indexed.observations) + 12

@@ -9,6 +9,7 @@ import pytest
 
 from modelscape.execution.calls import call_with_retries
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
+from modelscape.results.results import run_of
 from modelscape.targets.protocol import TargetError, TargetOutput, TargetRequest
 from modelscape.targets.providers import Generation
 from modelscape.targets.providers.openai import OpenAICompatibleTarget
@@ -261,7 +262,7 @@ def test_the_targets_of_a_run_reuse_one_connection(fake: FakeProvider) -> None:
         [first, second], ExecutionConfig(concurrency=1)
     )
     results = Runner(store=MemoryStore()).run(run)
-    assert all(o.status == "ok" for o in results.observations)
+    assert all(o.status == "ok" for o in run_of(results).observations)
     assert {r.body["model"] for r in fake.requests} == {"a", "b"}
     assert len({r.peer for r in fake.requests}) == 1  # both targets, one pooled connection
     assert first._session is None  # the run closed what it opened

@@ -12,6 +12,7 @@ import pytest
 from modelscape.errors import ExecutionError
 from modelscape.execution.runner import Runner
 from modelscape.report.provenance import Provenance, TargetProvenance
+from modelscape.results.results import run_of
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets._resolve import load_targets, resolve_target
 from modelscape.targets.protocol import Usage
@@ -66,7 +67,7 @@ def test_a_run_records_each_calls_cost_and_the_provenance_adds_them(
     finally:
         store.close()
     per_call = (12 * 3 + 5 * 15) / 1e6
-    for observation in results.observations:
+    for observation in run_of(results).observations:
         usage = observation.output.usage
         assert usage is not None
         assert usage.cost == (pytest.approx(per_call) if observation.target == "priced" else None)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
+from modelscape.results.results import run_of
 from modelscape.targets.protocol import TargetRequest
 from modelscape.targets.providers import Generation
 from modelscape.targets.providers.openai import OpenAICompatibleTarget
@@ -125,10 +126,11 @@ def test_a_run_frees_the_in_process_model_when_it_ends(gemma_path: Path) -> None
     # Loading the model takes seconds: a timeout that leaves room for it.
     run = scenario(cases=1, repetitions=1).experiment([target], ExecutionConfig(timeout=300))
     results = Runner(store=MemoryStore()).run(run)
-    assert len(results.observations) == run.calls()
-    assert all(o.status == "ok" for o in results.observations)
+    indexed = run_of(results)
+    assert len(indexed.observations) == run.calls()
+    assert all(o.status == "ok" for o in indexed.observations)
     assert all(
-        o.output.model and o.output.model.startswith(gemma_path.name) for o in results.observations
+        o.output.model and o.output.model.startswith(gemma_path.name) for o in indexed.observations
     )
     # The runner closed the target: the model and its thread are gone until the next call.
     assert target._model is None

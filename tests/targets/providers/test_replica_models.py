@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from modelscape.cli import main
 from modelscape.errors import ExecutionError
 from modelscape.execution.runner import Runner
+from modelscape.results.results import run_of
 from modelscape.targets._resolve import resolve_target
 from modelscape.targets.providers._replicas import Replicas, ReplicaWarning
 from tests.support.mapping_space import FAST, scenario
@@ -99,9 +100,9 @@ def test_a_run_uses_no_answer_of_a_replica_serving_another_model(
     experiment = scenario(cases=4, repetitions=3).experiment([target], FAST)
     with pytest.warns(ReplicaWarning, match=f"replica {wrong.url}/v1/chat/completions answers"):
         results = Runner().run(experiment)
-    assert len(results.failed) == 0
-    assert {o.output.model for o in results.observations} == {"m"}
-    assert {o.output.text for o in results.observations} == {'{"answer": "yes"}'}
+    assert len(run_of(results).failed) == 0
+    assert {o.output.model for o in run_of(results).observations} == {"m"}
+    assert {o.output.text for o in run_of(results).observations} == {'{"answer": "yes"}'}
     assert target.replicas is not None
     assert target.replicas.models()[f"{wrong.url}/v1/chat/completions"] == "other"
     # Calls went to it once the first replica had answered, until its first reply came back;

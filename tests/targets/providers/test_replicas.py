@@ -12,6 +12,7 @@ from aiohttp import web
 
 from modelscape.errors import ExecutionError
 from modelscape.execution.runner import Runner
+from modelscape.results.results import run_of
 from modelscape.targets._resolve import resolve_target
 from modelscape.targets.protocol import TargetError
 from modelscape.targets.providers._replicas import DRAIN_FIRST, DRAIN_MOST, Replicas
@@ -137,7 +138,7 @@ def test_a_run_spreads_its_calls_and_the_slow_replica_takes_fewer(
     target = _target(slow.url, fast.url)
     experiment = scenario(cases=4, repetitions=3).experiment([target], FAST)
     results = Runner().run(experiment)
-    assert len(results.failed) == 0
+    assert len(run_of(results).failed) == 0
     assert len(slow.seen) + len(fast.seen) == experiment.calls() == 60
     assert 0 < len(slow.seen) < len(fast.seen)
     assert {s.raw_path for s in slow.seen + fast.seen} == {"/v1/chat/completions"}
@@ -148,7 +149,7 @@ def test_a_dead_replica_is_drained_and_the_run_loses_nothing(servers: list[WireS
     target = _target(f"http://127.0.0.1:{_free_port()}", live.url)
     experiment = scenario(cases=4, repetitions=3).experiment([target], FAST)
     results = Runner().run(experiment)
-    assert len(results.failed) == 0
+    assert len(run_of(results).failed) == 0
     assert len(live.seen) == experiment.calls()
     tried = target.replicas.calls()[target.replicas.urls[0]]
     assert 1 <= tried <= 3  # refused once (or a few at once), then drained for the run
@@ -160,7 +161,7 @@ def test_with_every_replica_dead_the_target_is_stopped_not_retried_forever() -> 
     experiment = scenario(cases=4, repetitions=3).experiment([target], FAST)
     runner = Runner()
     results = runner.run(experiment)
-    assert len(results.failed) == experiment.calls()
+    assert len(run_of(results).failed) == experiment.calls()
     assert runner.health[target.name].stopped
     assert sum(target.replicas.calls().values()) < 3 * experiment.calls()
 

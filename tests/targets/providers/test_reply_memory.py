@@ -21,6 +21,7 @@ import pytest
 
 from modelscape.execution.config import ExecutionConfig
 from modelscape.execution.runner import Runner
+from modelscape.results.results import run_of
 from modelscape.store import SQLiteStore
 from modelscape.targets._resolve import resolve_target
 from tests.support.mapping_space import scenario
@@ -85,7 +86,7 @@ def test_a_run_of_large_replies_peaks_near_the_data_it_holds(
     finally:
         tracemalloc.stop()
         store.close()
-    assert [len(o.output.text) for o in results.observations] == [SIZE] * experiment.calls()
+    assert [len(o.output.text) for o in run_of(results).observations] == [SIZE] * experiment.calls()
     # Loose on purpose: it holds every reply once (the results keep them all), and a few in
     # flight are read, decoded or written at any moment; over three times the data is copies.
     assert peak < 2 * data, f"peak {peak / 1e6:.0f} MB for {data / 1e6:.0f} MB of replies"

@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from modelscape import CallableTarget, Experiment, Runner
 from modelscape.answers import json_field, shape_of, text_match
 from modelscape.errors import ExecutionError
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
 from modelscape.targets._shape import AnswerShape
@@ -297,9 +297,10 @@ def _answered(store: Path) -> tuple[int, int]:
     opened = SQLiteStore(store)
     (experiment,) = opened.experiments()
     results = Results.load(opened, experiment.id)
+    indexed = run_of(results)
     reader = json_field("eligible", [True, False])
-    outputs = [o.output for o in results.observations if o.status == "ok"]
-    return sum(reader(o) is not None for o in outputs), len(results.observations)
+    outputs = [o.output for o in indexed.observations if o.status == "ok"]
+    return sum(reader(o) is not None for o in outputs), len(indexed.observations)
 
 
 @pytest.mark.parametrize("mode", ["grammar", "json_object"])
@@ -393,7 +394,7 @@ def test_a_hostile_tool_input_is_stored_cleaned(fake: FakeProvider, tmp_path: Pa
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ANTHROPIC_API_KEY", "sk-ant-secret")
         results = Runner(store=SQLiteStore(path)).run(experiment)
-    assert len(results.observations) == experiment.calls()
+    assert len(run_of(results).observations) == experiment.calls()
     stored = SQLiteStore(path)
     (record,) = stored.experiments()
     reloaded = Results.load(stored, record.id).observations

@@ -15,6 +15,7 @@ from modelscape.errors import ExecutionError
 from modelscape.execution.calls import call_with_retries
 from modelscape.execution.config import ExecutionConfig, RetryPolicy
 from modelscape.execution.runner import Runner
+from modelscape.results.results import run_of
 from modelscape.store.sqlite import SQLiteStore
 from modelscape.targets._cleaning import clean_text
 from modelscape.targets._resolve import resolve_target
@@ -239,8 +240,8 @@ def test_the_targets_of_a_run_share_one_pooled_session(tmp_path: Path) -> None:
             results = Runner(store=SQLiteStore(tmp_path / "all.db")).run(
                 experiment(targets, repetitions=2, cases=1)
             )
-            assert {o.status for o in results.observations} == {"ok"}
-            assert {o.target for o in results.observations} == set(KINDS)
+            assert {o.status for o in run_of(results).observations} == {"ok"}
+            assert {o.target for o in run_of(results).observations} == set(KINDS)
             assert all(target._session is None for target in targets)
         finally:
             for running in servers.values():
