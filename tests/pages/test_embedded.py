@@ -28,7 +28,7 @@ from modelscape.pages import ReportPage
 from modelscape.pages.embedded import Embedded, _from_columns, _from_records, embedded
 from modelscape.pages.evidence import OUTPUT_LIMIT
 from modelscape.report import Report
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store import SQLiteStore
 from tests.pages.conftest import Run
 from tests.support.runs import KINDS, made
@@ -90,10 +90,11 @@ def _long(key: str, text: str | None, name: str) -> dict[str, Any]:
 
 def _both(results: Results) -> tuple[Embedded, Embedded]:
     """The entries of every observation of a run, read from its columns and from records."""
-    held = results.observations
+    indexed = run_of(results)
+    held = indexed.observations
     used = list(getattr(held, "ids", []))
     fast = embedded(results, used, _long, limit=20)
-    points = results.point_measurements
+    points = indexed.point_measurements
     rows = sorted(held.rows_by_id[i] for i in used)  # type: ignore[attr-defined]
     assert fast == _from_columns(results, held, points, rows, _long, 20)  # type: ignore[arg-type]
     return fast, _from_records(results, frozenset(used), _long, 20)
@@ -158,12 +159,13 @@ def test_hostile_stored_values_read_from_columns_as_from_records(
 
 def _as_records(results: Results) -> Results:
     """The same run holding records, as results made from records in memory do."""
+    indexed = run_of(results)
     return Results(
-        results.experiment,
-        results.variants,
-        list(results.observations),
-        list(results.point_measurements),
-        results.difference_measurements,
+        indexed.experiment,
+        indexed.variants,
+        list(indexed.observations),
+        list(indexed.point_measurements),
+        indexed.difference_measurements,
     )
 
 

@@ -21,7 +21,7 @@ from modelscape.execution import Runner
 from modelscape.pages import ReportPage
 from modelscape.pages.evidence import OUTPUT_LIMIT
 from modelscape.report import Report
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.site import build_site
 from modelscape.specs import load_spec
 from modelscape.store import SQLiteStore
@@ -63,7 +63,7 @@ def long_run(tmp_path_factory: pytest.TempPathFactory) -> LongRun:
         )
     finally:
         store.close()
-    (long,) = [o for o in results.observations if len(o.output.text or "") > OUTPUT_LIMIT]
+    (long,) = [o for o in run_of(results).observations if len(o.output.text or "") > OUTPUT_LIMIT]
     text = long.output.text or ""
     return LongRun(results, scenario.report(results), folder / "store.db", long.id, text)
 

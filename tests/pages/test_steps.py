@@ -13,6 +13,7 @@ from modelscape.analysis.aggregates import Transition
 from modelscape.pages import ReportPage
 from modelscape.pages.charts import has_data, measure_words, profile_figure
 from modelscape.pages.evidence import coordinate_text
+from modelscape.results.results import run_of
 from tests.pages.conftest import Run
 from tests.pages.parsing import parse
 from tests.support.runs import RUN, copy_run, report_of, results_of
@@ -164,11 +165,12 @@ def test_a_causal_axis_draws_the_expected_change(causal: Run) -> None:
     assert "customdata" not in line  # nothing to open: it is no measurement
     first = next(p for p in causal.report.profiles if p.axis == "days")
     results = causal.results
+    indexed = run_of(results)
     # the share of cases whose correct answer differs from the baseline's, counted here apart
     for t, value in zip(first.baseline, line["y"], strict=True):
         flips = [
-            results.reference(case, t.first) != results.reference(case, t.second)
-            for case in results.cases
+            indexed.reference(case, t.first) != indexed.reference(case, t.second)
+            for case in indexed.cases
         ]
         assert value == pytest.approx(sum(flips) / len(flips))
     assert line["y"][0] == 0

@@ -16,6 +16,7 @@ import pytest
 from modelscape.execution import Runner
 from modelscape.pages import ReportPage
 from modelscape.pages.scenario import word_diff
+from modelscape.results.results import run_of
 from modelscape.specs import load_spec
 from modelscape.stats import Inference
 from modelscape.store import SQLiteStore
@@ -107,7 +108,7 @@ def _rows(page: Any) -> list[str]:
 
 def _value(results: Any, observation: Any) -> Any:
     """The pressure an output was asked at."""
-    return results.variant(observation.variant_id).coordinate["pressure"]
+    return run_of(results).variant(observation.variant_id).coordinate["pressure"]
 
 
 def _hash(page: Any) -> str:
@@ -140,8 +141,9 @@ def test_a_step_compares_its_two_coordinates_side_by_side(
     assert page.get_attribute("#outputs-view-compare", "aria-pressed") == "true"
     assert page.locator("#outputs-list").is_hidden()
     results = run.results
+    indexed = run_of(results)
     sections = page.locator("#outputs-compare section.compare-case")
-    assert sections.count() == len(results.cases)
+    assert sections.count() == len(indexed.cases)
     checked = 0
     for n in range(sections.count()):
         section = sections.nth(n)
@@ -151,8 +153,8 @@ def test_a_step_compares_its_two_coordinates_side_by_side(
         assert sides.nth(0).locator("h4").text_content() == "Before: pressure = doubt"
         assert sides.nth(1).locator("h4").text_content() == "After: pressure = disagreement"
         variants = {
-            _value(results, o): results.variant(o.variant_id)
-            for o in results.observations
+            _value(results, o): indexed.variant(o.variant_id)
+            for o in indexed.observations
             if o.target == "sycophant" and o.case == case
         }
         # the words marked are those the scenario page's word diff marks
@@ -172,16 +174,16 @@ def test_a_step_compares_its_two_coordinates_side_by_side(
             expected = sorted(
                 (
                     o
-                    for o in results.observations
+                    for o in indexed.observations
                     if o.target == "sycophant" and o.case == case and _value(results, o) == value
                 ),
                 key=lambda o: o.repetition,
             )
-            assert answers.count() == len(expected) == results.settings.repetitions
+            assert answers.count() == len(expected) == indexed.settings.repetitions
             ids = answers.evaluate_all("items => items.map(i => i.dataset.observation)")
             assert ids == [o.id for o in expected]
         checked += 1
-    assert checked == len(results.cases)
+    assert checked == len(indexed.cases)
     _offline(opened)
 
 
@@ -266,7 +268,8 @@ def test_filters_narrow_the_list(open_page: Any, files: dict, run: Run) -> None:
     page = open_page(files["report"]).page
     _click(page, "sycophant · all: accuracy")
     results = run.results
-    behind = [o for o in results.observations if o.target == "sycophant"]
+    indexed = run_of(results)
+    behind = [o for o in indexed.observations if o.target == "sycophant"]
     assert page.text_content("#outputs-shown") == "Showing 200 of 360 outputs."
 
     def listed_all() -> list[str]:
@@ -276,12 +279,12 @@ def test_filters_narrow_the_list(open_page: Any, files: dict, run: Run) -> None:
         return _rows(page)
 
     page.select_option("#outputs-verdict", "wrong")
-    wrong = {o.id for o in behind if (p := results.point("correct", o.id)) and p.value == 0}
+    wrong = {o.id for o in behind if (p := indexed.point("correct", o.id)) and p.value == 0}
     assert wrong
     assert set(listed_all()) == wrong
     assert f"{len(wrong)} outputs that match the filters" in page.text_content("#outputs-shown")
     page.select_option("#outputs-verdict", "")
-    case = sorted(results.cases)[3]
+    case = sorted(indexed.cases)[3]
     page.select_option("#outputs-case", case)
     assert set(listed_all()) == {o.id for o in behind if o.case == case}
     page.select_option("#outputs-coordinate", "pressure = authority")
@@ -304,7 +307,8 @@ def test_search_reads_prompts_and_outputs(open_page: Any, files: dict, wild: Run
     page = opened.page
     _click(page, f"{WILD_NAME} · all: accuracy")
     results = wild.results
-    behind = [o for o in results.observations if o.target == WILD_NAME]
+    indexed = run_of(results)
+    behind = [o for o in indexed.observations if o.target == WILD_NAME]
 
     def listed_all() -> list[str]:
         more = page.locator("dialog[open] .dialog-body > button.more")
@@ -314,13 +318,13 @@ def test_search_reads_prompts_and_outputs(open_page: Any, files: dict, wild: Run
 
     page.fill("#outputs-search", "ONERROR")  # in outputs only; case does not matter
     assert set(listed_all()) == {o.id for o in behind if "onerror" in o.output.text}
-    variant = results.variant(behind[0].variant_id)
+    variant = indexed.variant(behind[0].variant_id)
     word = "professor"  # in the prompts of one coordinate only
     page.fill("#outputs-search", word)
     expected = {
         o.id
         for o in behind
-        if word in " ".join(m.content for m in results.variant(o.variant_id).prompt.messages)
+        if word in " ".join(m.content for m in indexed.variant(o.variant_id).prompt.messages)
     }
     assert expected
     assert set(listed_all()) == expected
