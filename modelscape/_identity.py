@@ -5,7 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Mapping
-from typing import Any, TypeAlias
+from functools import cached_property
+from typing import Any, Self, TypeAlias
 
 from pydantic import Field
 from pydantic import JsonValue as PydanticJsonValue
@@ -60,12 +61,22 @@ class Identity(FrozenModel):
     version: str = "1"
     parameters: dict[str, JsonValue] = Field(default_factory=dict)
 
-    @property
+    @cached_property
     def id(self) -> str:
-        """The content hash of this identity."""
+        """The content hash of this identity, computed on first use and kept.
+
+        A run reads the ids of its targets and measures once per observation: hashing the
+        canonical JSON each time was a hidden cost of every access (docs/design/046).
+        """
         return content_id(
             self.kind, {"name": self.name, "version": self.version, "parameters": self.parameters}
         )
+
+    def model_copy(self, *, update: Mapping[str, Any] | None = None, deep: bool = False) -> Self:
+        """A copy, whose id is hashed again from its own fields (a kept id would be stale)."""
+        copied = super().model_copy(update=update, deep=deep)
+        copied.__dict__.pop("id", None)
+        return copied
 
     def __str__(self) -> str:
         return f"{self.name}@{self.version}"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal, NamedTuple, TypeAlias
 
 import numpy as np
@@ -98,7 +99,7 @@ class CallableMetric:
     version: str = "1"
     parameters: Mapping[str, JsonValue] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def identity(self) -> Identity:
         """The metric's name, version and parameters."""
         return Identity(
@@ -128,7 +129,7 @@ class CallableDifference:
     version: str = "1"
     parameters: Mapping[str, JsonValue] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def identity(self) -> Identity:
         """The measure's name, version and parameters."""
         return Identity(
@@ -163,7 +164,7 @@ class KeyedDifference:
     distance: Distance = "discrete"
     parameters: Mapping[str, JsonValue] = field(default_factory=dict)
 
-    @property
+    @cached_property
     def identity(self) -> Identity:
         """The measure's name, version and parameters (with how keys are compared)."""
         return Identity(

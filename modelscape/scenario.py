@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 from modelscape._identity import Identity, JsonValue
@@ -70,7 +71,7 @@ class Scenario:
         object.__setattr__(self, "groups", {g: tuple(c) for g, c in self.groups.items()})
 
     # -- identity ------------------------------------------------------------------------------
-    @property
+    @cached_property
     def settings(self) -> ScenarioSettings:
         """The scenario's protocol as its runs store it."""
         return ScenarioSettings(
@@ -83,7 +84,7 @@ class Scenario:
             description=self.description,
         )
 
-    @property
+    @cached_property
     def identity(self) -> Identity:
         """The scenario's name, version and protocol settings, as stored with every run."""
         return Identity(
