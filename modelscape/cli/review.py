@@ -10,12 +10,13 @@ from typing import TYPE_CHECKING
 
 import click
 
+from modelscape._spreadsheet import spreadsheet_safe
 from modelscape.cli.files import check_output, write_output
 
 if TYPE_CHECKING:  # imported as the commands run: their help needs none of it
     from modelscape.scenario import Scenario
 
-__all__ = ["register", "spreadsheet_safe"]
+__all__ = ["register"]
 
 
 def scenario_of(reference: str) -> Scenario:
@@ -99,21 +100,6 @@ def prompts(spec: str, output_format: str, output: str | None) -> None:
     else:
         write_output(Path(output), buffer.getvalue(), "-o")
         click.echo(f"wrote {len(rows)} prompts to {output}", err=True)
-
-
-#: What a spreadsheet reads as the start of a formula in a cell (OWASP's list).
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
-
-
-def spreadsheet_safe(value: object) -> object:
-    """A CSV cell a spreadsheet shows as text: text that starts like a formula gets a ``'``.
-
-    Prompts come from contributed specs and lexicons; ``=HYPERLINK(...)`` in one would run
-    when the CSV is opened. Numbers stay numbers, and JSON lines are left as they are.
-    """
-    if isinstance(value, str) and value.startswith(_FORMULA):
-        return "'" + value
-    return value
 
 
 @click.command()

@@ -22,7 +22,7 @@ from modelscape.errors import AnalysisError
 from modelscape.measures import Distance
 from modelscape.stats.settings import BoundaryCriterion
 
-__all__ = ["DifferenceSettings", "ScenarioSettings"]
+__all__ = ["ALL", "DifferenceSettings", "ScenarioSettings"]
 
 #: The group that names every case of a run.
 ALL = "all"

@@ -38,6 +38,7 @@ from modelscape.store.damage import (
 )
 from modelscape.store.protocol import StoredRun
 from modelscape.store.rows import (
+    BLOCK,
     DIFFERENCES,
     VARIANTS,
     canonical_columns,
@@ -55,8 +56,7 @@ __all__ = ["read_run"]
 
 # How long a load waits to write its snapshot while another process writes (milliseconds).
 _KEEP_WAIT_MS = 2000
-# Difference rows validated at once, and the fields of their columns in the order selected.
-_BLOCK = 20_000
+# The fields of the difference rows' columns, in the order selected (rows.BLOCK at a time).
 _DIFFERENCE_FIELDS = ("id", "measure", "measure_id", "first", "second", "value")
 
 
@@ -284,7 +284,7 @@ def _differences(connection: sqlite3.Connection, wanted: list[str]) -> list[Diff
         f"WHERE measure_id IN ({marks(len(wanted))}) AND second_id IS NOT NULL",
         wanted,
     )
-    while block := cursor.fetchmany(_BLOCK):
+    while block := cursor.fetchmany(BLOCK):
         differences.extend(
             DIFFERENCES.validate_python(
                 [dict(zip(_DIFFERENCE_FIELDS, row, strict=True)) for row in block]

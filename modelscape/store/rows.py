@@ -24,6 +24,7 @@ from modelscape.targets.protocol import TargetOutput, Usage
 from modelscape.task.space import Variant
 
 __all__ = [
+    "BLOCK",
     "DIFFERENCES",
     "POINTS",
     "VARIANTS",
@@ -43,7 +44,7 @@ __all__ = [
 # SQLite limits bound parameters per statement; 500 stays under every build's limit.
 _CHUNK = 500
 # Rows validated at once when loading a run.
-_BLOCK = 20_000
+BLOCK = 20_000
 # The most JSON text of a block of rows joined to be parsed at once.
 _JOINED_MOST = 16 << 20
 R = TypeVar("R")
@@ -124,7 +125,7 @@ def read_records(
     """
     found: list[R] = []
     cursor = connection.execute(sql, parameters)
-    while rows := cursor.fetchmany(_BLOCK):
+    while rows := cursor.fetchmany(BLOCK):
         found.extend(adapter.validate_json(json_array(rows)))
     return found
 
@@ -180,7 +181,7 @@ def observation_columns(
 
     def blocks() -> Iterator[list[dict[str, Any]]]:
         cursor = connection.execute(sql, parameters)
-        while rows := cursor.fetchmany(_BLOCK):
+        while rows := cursor.fetchmany(BLOCK):
             block = _parsed(rows)
             for data in block:
                 if not isinstance(data, dict) or not isinstance(data.get("id"), str):
@@ -202,7 +203,7 @@ POINTS = (
 def point_rows(connection: sqlite3.Connection, wanted: Sequence[str]) -> Iterator[list[Any]]:
     """The rows of the point measurements of the measures ``wanted``, a block at a time."""
     cursor = connection.execute(f"{POINTS}({marks(len(wanted))})", wanted)
-    while block := cursor.fetchmany(_BLOCK):
+    while block := cursor.fetchmany(BLOCK):
         yield block
 
 

@@ -16,9 +16,9 @@ from xml.etree import ElementTree
 import pytest
 from click.testing import CliRunner, Result
 
+from modelscape._spreadsheet import spreadsheet_safe
 from modelscape._yaml import load_yaml
 from modelscape.cli import main
-from modelscape.cli.review import spreadsheet_safe
 from modelscape.report import Report
 from tests.site.sitetools import CONTENT
 from tests.support.readonly import can_mount_read_only, run_with_read_only

@@ -29,6 +29,7 @@ from modelscape.targets._shape import AnswerShape
 from modelscape.targets.protocol import TargetError, TargetRequest
 
 __all__ = [
+    "ANSWER_TOOL",
     "STRUCTURED_MODES",
     "STRUCTURED_WAYS",
     "StructuredMode",
@@ -37,6 +38,8 @@ __all__ = [
 ]
 
 StructuredMode: TypeAlias = Literal["json_schema", "json_object", "grammar", "tool"]
+#: The tool a target in ``tool`` mode makes the model call: the call's input is the answer.
+ANSWER_TOOL = "answer"
 #: Every way a target may constrain its replies.
 STRUCTURED_MODES: tuple[StructuredMode, ...] = ("json_schema", "json_object", "grammar", "tool")
 #: What each way sends, in a sentence (the targets reference page lists them).

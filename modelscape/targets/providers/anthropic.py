@@ -33,6 +33,7 @@ from modelscape.targets.providers._settings import (
     is_loopback,
 )
 from modelscape.targets.providers._structured import (
+    ANSWER_TOOL,
     StructuredMode,
     StructuredTarget,
     structured_mode,
@@ -49,8 +50,6 @@ DEFAULT_MAX_TOKENS = 1024
 _FIXED = frozenset({"model", "messages", "system"})
 # The generation parameters the messages API has: no seed.
 _TAKES = frozenset({"temperature", "max_tokens", "top_p", "stop"})
-# The tool a structured target makes the model call: its input is the answer.
-_ANSWER_TOOL = "answer"
 
 
 class AnthropicTarget(StructuredTarget, HttpTarget):
@@ -138,12 +137,12 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
         if self.structured is not None:
             body["tools"] = [
                 {
-                    "name": _ANSWER_TOOL,
+                    "name": ANSWER_TOOL,
                     "description": "Give your answer.",
                     "input_schema": self.shape(request).json_schema(),
                 }
             ]
-            body["tool_choice"] = {"type": "tool", "name": _ANSWER_TOOL}
+            body["tool_choice"] = {"type": "tool", "name": ANSWER_TOOL}
         body.update((k, v) for k, v in request.settings.items() if k not in _FIXED)
         return body
 
@@ -165,7 +164,7 @@ class AnthropicTarget(StructuredTarget, HttpTarget):
                     block["input"]
                     for block in blocks
                     if block.get("type") == "tool_use"
-                    and block.get("name") == _ANSWER_TOOL
+                    and block.get("name") == ANSWER_TOOL
                     and isinstance(block.get("input"), dict)
                 ),
                 None,

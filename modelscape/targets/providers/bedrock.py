@@ -49,6 +49,7 @@ from modelscape.targets.providers._settings import (
     is_loopback,
 )
 from modelscape.targets.providers._structured import (
+    ANSWER_TOOL,
     StructuredMode,
     StructuredTarget,
     structured_mode,
@@ -69,7 +70,6 @@ _REGION = re.compile(r"[a-z]{2}(-[a-z]+)+-[0-9]+")
 _FIXED = frozenset({"messages", "system"})
 # The generation parameters Converse has: no seed.
 _TAKES = frozenset({"temperature", "max_tokens", "top_p", "stop"})
-_ANSWER_TOOL = "answer"
 
 
 def bedrock_endpoint(region: str) -> str:
@@ -107,7 +107,7 @@ def read_converse(
                 use["input"]
                 for use in uses
                 if isinstance(use, dict)
-                and use.get("name") == _ANSWER_TOOL
+                and use.get("name") == ANSWER_TOOL
                 and isinstance(use.get("input"), dict)
             ),
             None,
@@ -263,13 +263,13 @@ class BedrockTarget(StructuredTarget, HttpTarget):
                 "tools": [
                     {
                         "toolSpec": {
-                            "name": _ANSWER_TOOL,
+                            "name": ANSWER_TOOL,
                             "description": "Give your answer.",
                             "inputSchema": {"json": self.shape(request).json_schema()},
                         }
                     }
                 ],
-                "toolChoice": {"tool": {"name": _ANSWER_TOOL}},
+                "toolChoice": {"tool": {"name": ANSWER_TOOL}},
             }
         body.update((k, v) for k, v in request.settings.items() if k not in _FIXED)
         return body
