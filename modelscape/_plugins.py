@@ -16,7 +16,12 @@ from typing import TypeVar
 from modelscape._version import DISTRIBUTION
 from modelscape.errors import ModelscapeError
 
-__all__ = ["find_plugin", "plugin_names"]
+__all__ = ["SCENARIO_GROUP", "find_plugin", "plugin_names"]
+
+#: The entry point group other packages register scenarios in. It lives here, with the code that
+#: reads entry point groups, so that what only lists the group (a site build with nothing to
+#: make) names it without loading the specs, which load the statistics.
+SCENARIO_GROUP = "modelscape.scenarios"
 
 T = TypeVar("T")
 

@@ -40,7 +40,7 @@ from pathlib import Path
 import modelscape
 from modelscape.site.config import SiteError
 from modelscape.site.content import Content, discover
-from modelscape.site.incremental import ASSETS, UNLISTED, IncrementalBuild
+from modelscape.site.incremental import UNLISTED, IncrementalBuild
 from modelscape.site.jobs import BuildResult, Job, digest_of
 from modelscape.site.manifest import Manifest
 from modelscape.site.ownership import (
@@ -54,7 +54,7 @@ from modelscape.site.ownership import (
 from modelscape.site.seal import available, key_file
 from modelscape.site.search import pagefind_installed, pagefind_version
 from modelscape.site.staging import staged
-from modelscape.site.theme import Theme
+from modelscape.site.theme import ASSETS, Theme
 from modelscape.site.unchanged import fingerprint, own_scenarios, plugins, quick_result
 
 __all__ = ["BuildResult", "Job", "build_site", "digest_of"]

@@ -21,6 +21,7 @@ from pydantic import Field
 from modelscape._identity import JsonValue
 from modelscape._model import FrozenModel
 from modelscape.analysis.aggregates import Scorecard
+from modelscape.records.settings import ALL
 from modelscape.report.power import card_power
 from modelscape.report.provenance import TargetProvenance
 from modelscape.report.report import Report
@@ -39,9 +40,6 @@ __all__ = [
 ]
 
 _T = TypeVar("_T")
-
-#: The group every scorecard of a run has: all of its cases.
-ALL = "all"
 
 #: What a target is: a model behind a provider, a deterministic reference target (an oracle, a
 #: random or constant answerer), or anything else (a Python function).

@@ -25,6 +25,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
+from modelscape._spreadsheet import FORMULA_STARTS
 from modelscape._version import __version__
 from modelscape.site.catalog import Catalog, Entry, Headline
 from modelscape.site.jobs import Made
@@ -91,7 +92,6 @@ COLUMNS: tuple[tuple[str, str], ...] = (
 )
 _NAMES = tuple(name for name, _ in COLUMNS)
 _TEXT = frozenset({"model", "kind", "group", "scenario", "run", "created", "report"})
-_FORMULA = ("=", "+", "-", "@", "\t", "\r")
 
 
 def _number(value: float | None) -> float | None:
@@ -176,7 +176,7 @@ def leaderboard_records(
 
 def _safe(text: str) -> str:
     """Text a spreadsheet shows as text, never runs as a formula."""
-    return "'" + text if text.startswith(_FORMULA) else text
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
 
 
 def _field(name: str, value: Any) -> str:

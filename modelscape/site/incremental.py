@@ -24,17 +24,14 @@ from modelscape.site.manifest import Manifest, OutputRecord, kept_warnings, read
 from modelscape.site.ownership import OutputState, listing, write_marker
 from modelscape.site.search import pagefind_outputs
 from modelscape.site.sitewide import broken_links, links_of, search_index, sitemap, too_large
-from modelscape.site.theme import Theme
+from modelscape.site.theme import ASSETS, Theme
 from modelscape.site.warning import warning_at
 from modelscape.site.workers import make_all, worker_count
 
-__all__ = ["ASSETS", "UNLISTED", "IncrementalBuild"]
+__all__ = ["UNLISTED", "IncrementalBuild"]
 
 #: Generated files that are not pages of the sitemap.
 UNLISTED = {"404.html", "search.html"}
-#: The folder of the site's shared files (``modelscape.site.render.ASSETS``, not imported
-#: here: the page code loads the statistics, which a build with nothing to make never needs).
-ASSETS = "assets"
 
 
 def _generated(output: OutputFolder, path: str, text: str, result: BuildResult) -> OutputRecord:

@@ -30,12 +30,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from modelscape.site.catalog import ALL, Catalog, Entry, Kind
-from modelscape.site.ranking import Score, Standing, rank_targets
+from modelscape.site.ranking import TIE_TOLERANCE, Score, Standing, rank_targets
 
 __all__ = [
     "HEAT_BINS",
     "QUANTITIES",
-    "TIE_TOLERANCE",
     "Matrix",
     "Quantity",
     "Ranked",
@@ -44,8 +43,6 @@ __all__ = [
     "win_rates",
 ]
 
-#: Two accuracies closer than this are a tie: the same share reached by sums in another order.
-TIE_TOLERANCE = 1e-9
 #: How many colour steps the accuracy scale has (``heat-0`` .. ``heat-9`` in site.css).
 HEAT_BINS = 10
 

@@ -16,6 +16,7 @@ from importlib import resources
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from modelscape._plugins import SCENARIO_GROUP
 from modelscape.errors import ModelscapeError
 from modelscape.pages import Page, ReportPage
 from modelscape.pages.evidence import Evidence
@@ -45,7 +46,7 @@ from modelscape.site.views import (
 )
 from modelscape.site.warning import BuildWarning, quoted, warning_at
 from modelscape.specs import available, load_spec, shipped_path
-from modelscape.specs.registry import GROUP, registered_scenario
+from modelscape.specs.registry import registered_scenario
 
 __all__ = ["PageMaker", "search_text"]
 
@@ -143,7 +144,7 @@ class PageMaker:
 
     @cached_property
     def _registered_names(self) -> frozenset[str]:
-        return frozenset(entry.name for entry in entry_points(group=GROUP))
+        return frozenset(entry.name for entry in entry_points(group=SCENARIO_GROUP))
 
     # -- pages -----------------------------------------------------------------------------------
     def method_page(self) -> str | None:

@@ -27,8 +27,7 @@ from modelscape.site.jobs import FileHashes, Job, Made, digest_of
 from modelscape.site.manifest import Manifest
 from modelscape.site.markdown import front_matter_damage
 from modelscape.site.pagesource import PageMaker
-from modelscape.site.render import ASSETS
-from modelscape.site.theme import Theme
+from modelscape.site.theme import ASSETS, Theme
 from modelscape.site.warning import BuildWarning, quoted, warning_at
 from modelscape.site.workers import REPORT_COST, forked_map, worker_count
 

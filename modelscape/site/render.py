@@ -36,11 +36,10 @@ from modelscape.pages.page import (
 )
 from modelscape.site import limits
 from modelscape.site.config import SiteConfig, SiteError
+from modelscape.site.theme import ASSETS
 
-__all__ = ["ASSETS", "Frame", "policy", "relative_root", "render", "rendering"]
+__all__ = ["Frame", "policy", "relative_root", "render", "rendering"]
 
-#: The folder of the site that holds shared assets and theme static files.
-ASSETS = "assets"
 #: Site scripts every page loads (from the theme's static files).
 SITE_SCRIPTS: tuple[str, ...] = ("site.js", "tables.js")
 

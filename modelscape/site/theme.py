@@ -36,7 +36,11 @@ from modelscape.site.config import SiteError
 from modelscape.site.confine import content_files, is_inside
 from modelscape.site.warning import BuildWarning
 
-__all__ = ["Theme", "default_theme"]
+__all__ = ["ASSETS", "Theme", "default_theme"]
+
+#: The folder of the site that holds shared assets and the theme's static files: the pages link
+#: it, the plan copies into it and the incremental build lists it, each importing it from here.
+ASSETS = "assets"
 
 
 def default_theme() -> Path:

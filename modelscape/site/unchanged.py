@@ -32,17 +32,14 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from modelscape import __version__
+from modelscape._plugins import SCENARIO_GROUP
 from modelscape._version import DISTRIBUTION
 from modelscape.site.content import Content
 from modelscape.site.jobs import BuildResult, digest_of
 from modelscape.site.manifest import Manifest, kept_warnings, read_warnings
 from modelscape.site.ownership import OutputState
 
-__all__ = ["SCENARIOS", "fingerprint", "own_scenarios", "plugins", "quick_result"]
-
-#: The entry point group of scenarios (``modelscape.specs.registry.GROUP``, not imported: the
-#: specs load the statistics, which a build with nothing to make never needs).
-SCENARIOS = "modelscape.scenarios"
+__all__ = ["fingerprint", "own_scenarios", "plugins", "quick_result"]
 
 
 def plugins() -> list[list[str]]:
@@ -53,7 +50,7 @@ def plugins() -> list[list[str]]:
             entry.value,
             *((entry.dist.name, entry.dist.version) if entry.dist else ("", "")),
         ]
-        for entry in entry_points(group=SCENARIOS)
+        for entry in entry_points(group=SCENARIO_GROUP)
     ]
     return sorted(found)
 

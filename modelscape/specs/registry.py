@@ -32,6 +32,7 @@ from typing import Any, Literal
 import yaml
 
 from modelscape._model import FrozenModel
+from modelscape._plugins import SCENARIO_GROUP
 from modelscape._version import DISTRIBUTION
 from modelscape._yaml import load_yaml, read_yaml_text
 from modelscape.errors import ModelscapeError, SpecError
@@ -39,7 +40,6 @@ from modelscape.scenario import Scenario
 from modelscape.specs.spec import Spec
 
 __all__ = [
-    "GROUP",
     "SHIPPED",
     "Listed",
     "find_scenario",
@@ -49,8 +49,6 @@ __all__ = [
     "scenario_in",
 ]
 
-#: The entry point group other packages register scenarios in.
-GROUP = "modelscape.scenarios"
 #: The source that names the shipped specs in ``NAME@SOURCE``.
 SHIPPED = "modelscape"
 #: Where local spec files are looked for, relative to the current folder.
@@ -84,7 +82,11 @@ def _summary(description: str) -> str:
 
 # -- registered scenarios ---------------------------------------------------------------------
 def _entries(name: str | None = None) -> list[EntryPoint]:
-    found = entry_points(group=GROUP) if name is None else entry_points(group=GROUP, name=name)
+    found = (
+        entry_points(group=SCENARIO_GROUP)
+        if name is None
+        else entry_points(group=SCENARIO_GROUP, name=name)
+    )
     return sorted(found, key=lambda entry: (entry.name, _distribution(entry)))
 
 
@@ -141,7 +143,8 @@ def scenario_in(found: Any, where: str) -> Scenario:
 
 
 def _registered(entry: EntryPoint) -> Scenario:
-    where = f"the {GROUP} entry point {entry.name!r} of {_distribution(entry)} ({entry.value})"
+    source = f"{_distribution(entry)} ({entry.value})"
+    where = f"the {SCENARIO_GROUP} entry point {entry.name!r} of {source}"
     try:
         found = entry.load()
     except Exception as error:  # a plugin's import may fail in any way; say whose it is

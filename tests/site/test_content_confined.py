@@ -19,10 +19,10 @@ import pytest
 from modelscape.site import SiteError
 from modelscape.site.content import reserved
 from modelscape.site.exports import CSV_FILE, JSON_FILE
-from modelscape.site.incremental import ASSETS
 from modelscape.site.manifest import MANIFEST, PAGES, Manifest
 from modelscape.site.ownership import MARKER
 from modelscape.site.search import PAGEFIND, pagefind_installed
+from modelscape.site.theme import ASSETS
 from tests.site.hostile import Sandbox
 from tests.site.sitetools import RUN
 

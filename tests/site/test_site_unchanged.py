@@ -25,9 +25,6 @@ from modelscape.site import SiteError, build_site
 from modelscape.site.build import _ASSETS
 from modelscape.site.manifest import MANIFEST, Manifest, OutputRecord
 from modelscape.site.pagesource import PageMaker
-from modelscape.site.render import ASSETS
-from modelscape.site.unchanged import SCENARIOS
-from modelscape.specs.registry import GROUP
 from tests.site.sitetools import RUN
 
 
@@ -76,9 +73,16 @@ def test_the_answer_is_the_planning_builds(
         build_site(content, site, strict=True)
 
 
-def test_the_names_kept_apart_are_the_same() -> None:
-    assert _ASSETS == ASSETS
-    assert SCENARIOS == GROUP
+def test_the_light_modules_import_their_names_from_one_home() -> None:
+    """The build's start and the specs name the assets folder and the scenario group by
+    importing them from their one home, not by a copy of their own."""
+    from modelscape import _plugins
+    from modelscape.site import incremental, render, theme, unchanged
+    from modelscape.specs import registry
+
+    assert _ASSETS is theme.ASSETS
+    assert render.ASSETS is incremental.ASSETS is theme.ASSETS
+    assert unchanged.SCENARIO_GROUP is registry.SCENARIO_GROUP is _plugins.SCENARIO_GROUP
 
 
 def _count_plans(monkeypatch: pytest.MonkeyPatch) -> list[int]:

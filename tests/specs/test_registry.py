@@ -23,10 +23,11 @@ from click.testing import CliRunner, Result
 from hypothesis import given
 from hypothesis import strategies as st
 
+from modelscape._plugins import SCENARIO_GROUP
 from modelscape.cli import main
 from modelscape.errors import SpecError
 from modelscape.specs import load_spec
-from modelscape.specs.registry import GROUP, find_scenario, listed, scenario_in
+from modelscape.specs.registry import find_scenario, listed, scenario_in
 from tests.support.plugins import install_plugin
 
 MODULE = "scenario_plugin"
@@ -107,7 +108,12 @@ def plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     folder.mkdir()
     (folder / "filed.yaml").write_text(SPEC_YAML, encoding="utf-8")
     install_plugin(
-        folder, monkeypatch, module=MODULE, source=SOURCE, group=GROUP, entry_points=ENTRIES
+        folder,
+        monkeypatch,
+        module=MODULE,
+        source=SOURCE,
+        group=SCENARIO_GROUP,
+        entry_points=ENTRIES,
     )
     work = tmp_path / "work"
     work.mkdir()
