@@ -23,7 +23,7 @@ The columns, in order (see docs/design/043-columns-for-users.md):
   where it has none), and a keyed difference measure's key (JSON text: ``answer_change``
   holds the answer the scenario's reader read). A measure whose name is taken by a column
   above is called ``measure:<name>``. Pairwise measures compare two observations, so they
-  have no place in a row; their values stay in ``Results.difference_measurements``.
+  have no place in a row; their values stay in the store (``store.load(id).differences``).
 
 Text is valid Unicode as the store keeps it (a lone surrogate in hand-made records becomes
 U+FFFD, as storing would make it); NUL and every other character are kept. Whole numbers
@@ -83,7 +83,7 @@ FIXED = (
 
 
 class RunColumns(Protocol):
-    """What the export reads of :class:`~modelscape.results.Results`."""
+    """What the export reads of the indexed run a :class:`~modelscape.results.Results` holds."""
 
     @property
     def experiment(self) -> ExperimentRecord: ...
