@@ -44,7 +44,7 @@ from modelscape.records.stored import (
     PointMeasurement,
     Trace,
 )
-from modelscape.results import export as _export
+from modelscape.results import _export
 from modelscape.stats.settings import BoundaryCriterion, Inference
 from modelscape.task.space import Variant
 
@@ -280,7 +280,7 @@ class Results:
     def to_arrow(self) -> pyarrow.Table:
         """The run as an Arrow table: one row per observation (ids, target, case, axis values,
         repetition, the output as stored, timing and usage) and one column per point metric
-        and keyed measure; see :mod:`modelscape.results.export` for every column.
+        and keyed measure; see :mod:`modelscape.results._export` for every column.
 
         The export for notebooks and SQL engines (DuckDB reads the table as it is). Needs the
         ``arrow`` extra; built from the columns the results hold, without a record per row.
