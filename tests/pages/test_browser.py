@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from modelscape.pages import ReportPage, ScenarioPage
+from modelscape.results.results import run_of
 from modelscape.specs import load_spec
 from tests.pages.conftest import HOSTILE_NAME, XSS, Opened, Run
 
@@ -103,8 +104,8 @@ def test_an_output_shows_prompt_answer_and_raw_text(
     observation_id = first.get_attribute("data-observation")
     first.locator("summary").click()
     body = first.locator(".output-body")
-    observation = next(o for o in run.results.observations if o.id == observation_id)
-    variant = run.results.variant(observation.variant_id)
+    observation = next(o for o in run_of(run.results).observations if o.id == observation_id)
+    variant = run_of(run.results).variant(observation.variant_id)
     assert body.locator("pre.output-text").text_content() == observation.output.text
     text = body.text_content() or ""
     assert variant.prompt.messages[-1].content.strip() in text

@@ -8,6 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 from modelscape.cli import main
+from modelscape.results.results import run_of
 from tests.pages.conftest import Run
 from tests.pages.parsing import parse
 
@@ -27,7 +28,7 @@ def test_page_of_a_report_with_its_store(tmp_path: Path, run: Run) -> None:
     )
     assert result.exit_code == 0, result.output
     evidence = parse(target.read_text(encoding="utf-8")).data("ms-evidence")
-    assert len(evidence["observations"]) == len(run.results.observations)
+    assert len(evidence["observations"]) == len(run_of(run.results).observations)
 
 
 def test_page_default_output_name(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

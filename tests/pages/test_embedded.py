@@ -173,13 +173,13 @@ def test_results_held_as_records_are_read_from_records(
     run: Run, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     held = _as_records(run.results)
-    assert held.observations.filed is None  # type: ignore[attr-defined]
+    assert run_of(held).observations.filed is None  # type: ignore[attr-defined]
 
     def refused(*arguments: object) -> Embedded:
         raise AssertionError("read from columns that hold records")
 
     monkeypatch.setattr("modelscape.pages.embedded._from_columns", refused)
-    used = [o.id for o in held.observations][::7]
+    used = [o.id for o in run_of(held).observations][::7]
     found = embedded(held, used, _long, limit=20)
     assert set(found.ids) == set(used)
     _same(found, _from_records(held, frozenset(used), _long, 20))
@@ -191,9 +191,9 @@ def test_every_kind_of_run_embeds_the_same_page_either_way(kind: str, tmp_path: 
     store = tmp_path / "store.db"  # a copy: the made run is shared by every test
     shutil.copyfile(made(kind) / "store.db", store)
     stored = _loaded(store, report.experiment)
-    assert stored.observations.filed is not None  # type: ignore[attr-defined]
+    assert run_of(stored).observations.filed is not None  # type: ignore[attr-defined]
     _same(*_both(stored))
     # The same run held as records (as a run made in this process holds them): the same page.
     held = _as_records(stored)
-    assert held.observations.filed is None  # type: ignore[attr-defined]
+    assert run_of(held).observations.filed is None  # type: ignore[attr-defined]
     assert ReportPage(report, stored).html() == ReportPage(report, held).html()

@@ -18,7 +18,7 @@ from modelscape.pages import ReportPage
 from modelscape.pages.evidence import _runs
 from modelscape.pages.report import _measurement_ids, disagreement
 from modelscape.report import Report
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.specs import Spec, load_spec
 from modelscape.store import SQLiteStore
 from modelscape.targets._reference import Flip
@@ -104,7 +104,7 @@ def test_only_traced_outputs_are_embedded_once(run: Run) -> None:
 def test_embedded_output_records(run: Run) -> None:
     evidence = parse(ReportPage(run.report, run.results).html()).data("ms-evidence")
     first = evidence["observations"][0]
-    observation = next(o for o in run.results.observations if o.id == first["id"])
+    observation = next(o for o in run_of(run.results).observations if o.id == first["id"])
     variant = evidence["variants"][first["variant"]]
     assert first["text"] == observation.output.text
     assert first["repetition"] == observation.repetition
@@ -112,7 +112,7 @@ def test_embedded_output_records(run: Run) -> None:
     assert variant["case"] == observation.case
     assert (
         variant["messages"][-1][1]
-        == run.results.variant(observation.variant_id).prompt.messages[-1].content
+        == run_of(run.results).variant(observation.variant_id).prompt.messages[-1].content
     )
     assert first["answer"] in ("true", "false")
     assert variant["reference"] in ("true", "false")
@@ -357,7 +357,7 @@ def test_failed_calls_open_the_failures_of_their_target_and_group(failing_run: R
         shown = {observations[i]["id"] for i in members}
         assert shown == {
             o.id
-            for o in failing_run.results.failed
+            for o in run_of(failing_run.results).failed
             if o.target == "dead" and o.case in groups[group]
         }
         cases = {evidence["variants"][observations[i]["variant"]]["case"] for i in members}

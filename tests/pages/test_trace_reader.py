@@ -195,7 +195,7 @@ def test_an_answer_in_the_comparison_opens_its_raw_output(
     item = page.locator("#outputs-compare ol.compare-answers > li").first
     observation_id = item.get_attribute("data-observation")
     item.locator("summary").click()
-    observation = next(o for o in run.results.observations if o.id == observation_id)
+    observation = next(o for o in run_of(run.results).observations if o.id == observation_id)
     assert item.locator("pre.output-text").text_content() == observation.output.text
     _until(page, f"location.hash.endsWith({json.dumps('&output=' + observation_id)})")
     page.reload()
@@ -351,7 +351,7 @@ def test_thousands_of_outputs_are_paged(open_page: Any, files: dict, big: Run) -
     page.select_option("#outputs-repetition", "37")
     rows = _rows(page)
     assert len(rows) == 72  # 12 cases at 6 coordinates
-    assert {o.repetition for o in big.results.observations if o.id in set(rows)} == {37}
+    assert {o.repetition for o in run_of(big.results).observations if o.id in set(rows)} == {37}
     assert page.locator("dialog[open] .dialog-body > button.more").count() == 0
     page.fill("#outputs-search", "boils")
     assert 0 < len(_rows(page)) < 72
@@ -512,7 +512,9 @@ def test_hostile_outputs_in_the_comparison_stay_text(
     shown = page.eval_on_selector_all(
         "#outputs-compare pre.output-text", "pres => pres.map(p => p.textContent)"
     )
-    stored = {o.output.text[:10_000] for o in wild.results.observations if o.target == WILD_NAME}
+    stored = {
+        o.output.text[:10_000] for o in run_of(wild.results).observations if o.target == WILD_NAME
+    }
     assert shown
     assert set(shown) <= stored
     assert "\ufffd" in "".join(shown) or all("\ud800" not in s for s in WILD[3:4])
