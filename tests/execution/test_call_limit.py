@@ -14,6 +14,7 @@ from modelscape.errors import ExecutionError
 from modelscape.execution.config import MAX_CALLS, ExecutionConfig
 from modelscape.execution.runner import Runner
 from modelscape.execution.shard import Shard
+from modelscape.results.results import run_of
 from modelscape.store import SQLiteStore
 from tests.support.mapping_space import FAST, planted, scenario
 
@@ -56,7 +57,7 @@ def test_at_the_limit_it_runs_and_no_limit_is_none() -> None:
     calls = experiment.calls()
     for limit in (calls, None):
         sized = dataclasses.replace(experiment, execution=limited(limit))
-        assert len(Runner().run(sized).observations) == calls
+        assert len(run_of(Runner().run(sized)).observations) == calls
     assert sized.id == experiment.id  # the limit is no part of any identity
 
 

@@ -95,7 +95,10 @@ def test_nan_and_infinities_in_an_output_read_back_as_none_from_either_store(
         latency=math.nan,
         usage=Usage(input_tokens=1, cost=math.inf),
     )
-    for results in (run(store, reply), Results.load(store, run(store, reply).experiment.id)):
+    for results in (
+        run(store, reply),
+        Results.load(store, run_of(run(store, reply)).experiment.id),
+    ):
         for output in (o.output for o in run_of(results).observations):
             assert output.data == {"answer": None, "also": [None, None, 1.5]}
             assert output.latency is None
@@ -116,13 +119,13 @@ def test_data_nested_past_200_levels_is_stored_and_a_rerun_still_reads_it(store:
     # every rerun then failed in its first lookup, blaming a damaged file.
     reply = TargetOutput(text="x", data=nest(220, "x"))
     first = run(store, reply)
-    assert {o.status for o in first.observations} == {"ok"}
-    found = store.observations([o.id for o in first.observations])
-    assert [found[o.id].output.data for o in first.observations] == [
-        nest(220, "x") for _ in first.observations
+    assert {o.status for o in run_of(first).observations} == {"ok"}
+    found = store.observations([o.id for o in run_of(first).observations])
+    assert [found[o.id].output.data for o in run_of(first).observations] == [
+        nest(220, "x") for _ in run_of(first).observations
     ]
     again = run(store, reply)
-    assert list(again.observations) == list(first.observations)
+    assert list(run_of(again).observations) == list(run_of(first).observations)
 
 
 def test_zero_and_negative_zero_of_two_rows_each_read_back_as_they_were(store: Store) -> None:
@@ -132,7 +135,10 @@ def test_zero_and_negative_zero_of_two_rows_each_read_back_as_they_were(store: S
     ]
     store.save_experiment(RECORD, VARIANTS)
     store.save_observations(rows)
-    for loaded in (store.load(RECORD.id).observations, Results.load(store, RECORD.id).observations):
+    for loaded in (
+        store.load(RECORD.id).observations,
+        run_of(Results.load(store, RECORD.id)).observations,
+    ):
         signs = [math.copysign(1.0, o.output.data[0]) for o in loaded]  # type: ignore[index]
         assert signs == [-1.0, 1.0]
 

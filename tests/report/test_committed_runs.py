@@ -129,7 +129,7 @@ def test_every_committed_run_is_pinned() -> None:
 
 @pytest.mark.parametrize("name", sorted(PINNED))
 def test_experiment_ids_are_unchanged(name: str) -> None:
-    experiment = load(name).experiment
+    experiment = run_of(load(name)).experiment
     hashed = experiment.model_dump(mode="json", exclude={"id", "created"})
     assert experiment.id == content_id("experiment", hashed) == PINNED[name][0]
 

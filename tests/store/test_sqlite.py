@@ -230,7 +230,7 @@ def test_counts_start_from_zero_for_either_status(any_store: Store) -> None:
 
 def test_a_run_of_one_observation_loads(any_store: Store) -> None:
     run = experiment([planted()], repetitions=1)
-    (asked, *_) = Runner().run(run).observations
+    (asked, *_) = run_of(Runner().run(run)).observations
     any_store.save_experiment(run.record(), run.variants())
     any_store.save_observations([asked])
     _, variants, observations, points, differences = any_store.load(run.id)

@@ -75,7 +75,7 @@ def test_an_older_store_is_read_without_being_changed_and_migrated_on_write(
     connection.close()
     before = digest(path)
     reader = SQLiteStore(path)
-    assert len(Results.load(reader, run).observations) == 20
+    assert len(run_of(Results.load(reader, run)).observations) == 20
     reader.close()
     assert digest(path) == before
     writer = SQLiteStore(path)
@@ -91,7 +91,7 @@ def test_read_only_stores_read_and_refuse_writes(tmp_path: Path) -> None:
     store = SQLiteStore(path, read_only=True)
     assert store.read_only
     assert [e.id for e in store.experiments()] == [run]
-    assert len(Results.load(store, run).observations) == 20
+    assert len(run_of(Results.load(store, run)).observations) == 20
     with pytest.raises(StoreError, match="open read-only"):
         Runner(store=store).run(experiment([planted()]))
     store.close()

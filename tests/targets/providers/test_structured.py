@@ -397,7 +397,7 @@ def test_a_hostile_tool_input_is_stored_cleaned(fake: FakeProvider, tmp_path: Pa
     assert len(run_of(results).observations) == experiment.calls()
     stored = SQLiteStore(path)
     (record,) = stored.experiments()
-    reloaded = Results.load(stored, record.id).observations
+    reloaded = run_of(Results.load(stored, record.id)).observations
     assert len(reloaded) == experiment.calls()
     assert all(o.status == "ok" for o in reloaded)
     for observation in reloaded:
