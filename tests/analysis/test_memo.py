@@ -25,7 +25,7 @@ def test_shared_work_is_reused_and_released() -> None:
     assert len(indexed.derived(Transitions).done) == 12
     # The caches live on the run the results hold, which holds them back: neither may outlive
     # the results once nothing else refers to them.
-    references = [weakref.ref(results), weakref.ref(run_of(results))]
-    del results, card, profile
+    references = [weakref.ref(results), weakref.ref(indexed)]
+    del results, indexed, card, profile
     gc.collect()
     assert [reference() for reference in references] == [None, None]
