@@ -63,7 +63,7 @@ def _pairs(records: IndexedRun) -> list[tuple[str, str, int, int]]:
 def test_prepared_at_once_equals_cell_by_cell(
     flaky: Results, measure: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    records = flaky
+    records = run_of(flaky)
     sizes = {
         len(records.rows(t, c, k))
         for t in records.targets
@@ -91,7 +91,7 @@ def test_prepared_at_once_equals_cell_by_cell(
 
 
 def test_case_points_are_the_cells_values_in_order(flaky: Results) -> None:
-    records = flaky
+    records = run_of(flaky)
     for target in records.targets:
         lengths, values, rows = records.case_points("correct", target, records.cases, records.keys)
         ids = records.point_id_array.take(rows).tolist()
@@ -129,12 +129,13 @@ def test_report_of_a_flaky_run_is_the_same_cell_by_cell(
 
     def report() -> dict[str, object]:
         # Fresh records each time: nothing computed by the other path is reused.
+        held = run_of(flaky)
         fresh = Results(
-            run_of(flaky).experiment,
-            run_of(flaky).variants,
-            list(run_of(flaky).observations),
-            list(run_of(flaky).point_measurements),
-            run_of(flaky).difference_measurements,
+            held.experiment,
+            held.variants,
+            list(held.observations),
+            list(held.point_measurements),
+            held.difference_measurements,
         )
         data = build_report(fresh, inference=inference).model_dump()
         data["provenance"].pop("created")
@@ -147,7 +148,7 @@ def test_report_of_a_flaky_run_is_the_same_cell_by_cell(
 
 @pytest.mark.parametrize("measure", ["answer_change", "length"])
 def test_withins_at_once_equal_each_cells_within(flaky: Results, measure: str) -> None:
-    records = flaky
+    records = run_of(flaky)
     for target in records.targets:
         for coordinate in records.coordinates:
             view = MeasureView(records, measure)
@@ -160,7 +161,7 @@ def test_withins_at_once_equal_each_cells_within(flaky: Results, measure: str) -
 
 
 def test_id_rows_name_the_ids_of_the_chosen_cases_in_order(flaky: Results) -> None:
-    records = flaky
+    records = run_of(flaky)
     coordinates = records.coordinates
     rng = np.random.default_rng(4)
     table = records.point_id_array
@@ -195,7 +196,7 @@ id_parts = st.lists(
 def test_ids_merged_over_rows_are_the_first_occurrences_of_the_ids(
     flaky: Results, parts: list[np.ndarray | tuple[int, ...]], keep: bool
 ) -> None:
-    registry = IdRows(flaky)
+    registry = IdRows(run_of(flaky))
     table = run_of(flaky).point_id_array
     assert len(table) >= 60
     given: list[np.ndarray | tuple[str, ...]] = []

@@ -293,9 +293,9 @@ def test_read_answers_are_counted_the_same_from_the_metric_or_the_reader(
     indexed = run_of(results)
     from modelscape.analysis.readable import Readable
 
-    by_metric = Readable(results, "mumbler", "answered", None)
-    by_reader = Readable(results, "mumbler", None, space.answer)
-    every = Readable(results, "mumbler", None, None)
+    by_metric = Readable(run_of(results), "mumbler", "answered", None)
+    by_reader = Readable(run_of(results), "mumbler", None, space.answer)
+    every = Readable(run_of(results), "mumbler", None, None)
     counts = []
     for case in ITEMS:
         for coordinate in indexed.experiment.coordinates:
@@ -346,12 +346,13 @@ def test_a_threshold_crossed_by_one_case_has_no_interval(results: Results, space
     from modelscape.analysis.common import axis_line
     from modelscape.analysis.threshold import threshold
 
-    _, _, line = axis_line(results, "level", None)
-    found = threshold(results, "late", "level", line, ["cog"], space.answer, "correct", FAST)
+    indexed = run_of(results)
+    _, _, line = axis_line(indexed, "level", None)
+    found = threshold(indexed, "late", "level", line, ["cog"], space.answer, "correct", FAST)
     assert found is not None
     assert (found.crossing, found.offset) == (1, pytest.approx(1.0))
     assert (found.low, found.high) == (None, None)
-    both = threshold(results, "late", "level", line, ["cog", "drum"], space.answer, "correct", FAST)
+    both = threshold(indexed, "late", "level", line, ["cog", "drum"], space.answer, "correct", FAST)
     assert both is not None
     assert (both.low, both.high) == (pytest.approx(1.0), pytest.approx(1.0))
 

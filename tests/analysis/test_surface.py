@@ -22,8 +22,8 @@ def combinations(results: Results) -> list[dict[str, object]]:
 def test_a_grid_has_its_pair_and_a_sweep_none(grid: Results, results: Results) -> None:
     from modelscape.analysis.surface import grid_pairs
 
-    assert grid_pairs(grid) == [("level", "mode")]
-    assert grid_pairs(results) == []
+    assert grid_pairs(run_of(grid)) == [("level", "mode")]
+    assert grid_pairs(run_of(results)) == []
     with pytest.raises(AnalysisError, match="A Grid design over both axes"):
         results.surface("level", "mode", target="steady")
 

@@ -12,7 +12,7 @@ import pytest
 from modelscape.analysis.surface import grid_pairs
 from modelscape.pages import ReportPage
 from modelscape.report.report import Report
-from modelscape.results.results import Results
+from modelscape.results.results import Results, run_of
 from modelscape.store import SQLiteStore
 from tests.pages.parsing import parse
 from tests.support.browsertools import chromium
@@ -71,7 +71,7 @@ def test_a_grid_run_shows_every_surface_with_its_table(
 
 
 def test_a_sweep_run_has_no_surface(run: Any) -> None:
-    assert grid_pairs(run.results) == []
+    assert grid_pairs(run_of(run.results)) == []
     assert ReportPage(run.report, run.store).context()["surfaces"] == []
 
 
