@@ -291,5 +291,5 @@ def test_two_runs_in_one_loop_share_the_work_and_ask_each_observation_once(
     assert len(asked) == run.calls() == 160
     assert set(asked.values()) == {1}  # each observation asked by one run only
     for result in results:
-        assert len(result.observations) == run.calls()
-        assert len(result.point_measurements) == 3 * run.calls()
+        assert len(run_of(result).observations) == run.calls()
+        assert len(run_of(result).point_measurements) == 3 * run.calls()
