@@ -275,7 +275,8 @@ def test_every_number_opens_exactly_its_outputs(run: Run, failing_run: Run) -> N
                     wanted = {o.id for o in made.results.failed if o.target == number.failed_of}
                 else:
                     wanted = {o.id for o in made.results.trace(number.measurement_ids).observations}
-                assert opened == wanted and opened
+                assert opened == wanted
+                assert opened
             if made is failing_run:
                 continue  # its reasons and errors quote figures of their own ("answered 0%")
             # Outside its buttons a sentence holds no number (80% is the power's definition).
@@ -288,7 +289,9 @@ def test_every_number_opens_exactly_its_outputs(run: Run, failing_run: Run) -> N
 def test_the_findings_precede_every_table(run: Run, failing_run: Run) -> None:
     for made in (run, failing_run):
         order = shown(ReportPage(made.report, made.results).html()).order
-        assert order[0] == "findings" and order.count("findings") == 1 and "table" in order
+        assert order[0] == "findings"
+        assert order.count("findings") == 1
+        assert "table" in order
 
 
 def test_the_summary_says_the_same_sentences(run: Run, failing_run: Run, hostile_run: Run) -> None:
@@ -308,7 +311,8 @@ def test_the_summary_says_the_same_sentences(run: Run, failing_run: Run, hostile
 
 def test_without_outputs_the_numbers_are_plain(run: Run) -> None:
     items = shown(ReportPage(run.report).html()).items
-    assert items and all(index is None for item in items for index, _ in item.numbers)
+    assert items
+    assert all(index is None for item in items for index, _ in item.numbers)
     assert [i.text for i in items] == [f.text for f in findings(run.report)]
 
 
@@ -345,7 +349,8 @@ def test_hostile_axis_names_and_values_stay_text(run: Run, hostile_run: Run) -> 
         assert [i.text for i in items] == [f.text for f in findings(report)]
         assert any(name in i.text for i in items)
         section = html[html.index('<section id="findings"') : html.index("</section>")]
-        assert "<script" not in section and "<img" not in section
+        assert "<script" not in section
+        assert "<img" not in section
         assert parse(html).tags.get("img", 0) == 0
     # A hostile target name from a real run: escaped in the findings, said the same in text.
     html = ReportPage(hostile_run.report, hostile_run.results).html()
