@@ -145,6 +145,26 @@ CHECKS = r"""() => {
 }"""
 
 
+# Runs in a report page: its findings section must come before its first table.
+FINDINGS_FIRST = r"""() => {
+  const findings = document.getElementById("findings");
+  const table = document.querySelector("table");
+  if (!findings) return ["findings: the report page has no findings section"];
+  if (table && !(findings.compareDocumentPosition(table) & Node.DOCUMENT_POSITION_FOLLOWING)) {
+    return ["findings: the findings section comes after a table"];
+  }
+  return [];
+}"""
+
+
+def findings_precede_tables(page: Any, url: str) -> list[str]:
+    """Findings precede tables on report pages: the problems of a report page whose findings
+    section is missing or comes after a table (none for any other page)."""
+    if "/reports/" not in url:
+        return []
+    return list(page.evaluate(FINDINGS_FIRST))
+
+
 @dataclass(frozen=True)
 class Shot:
     """One page at one width and colour scheme: where its PNG went and what was wrong."""
@@ -209,7 +229,7 @@ class Browser:
             if url.endswith("404.html"):
                 page.wait_for_selector("html[data-root]", state="attached")
             page.screenshot(path=str(file), full_page=True)
-            return list(page.evaluate(CHECKS))
+            return list(page.evaluate(CHECKS)) + findings_precede_tables(page, url)
         finally:
             context.close()
 
