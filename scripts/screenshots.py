@@ -145,8 +145,10 @@ CHECKS = r"""() => {
 }"""
 
 
-# Runs in a report page: its findings section must come before its first table.
+# Runs in any page; on a report page (the one with scorecards), the findings section must be
+# there and come before the first table.
 FINDINGS_FIRST = r"""() => {
+  if (!document.getElementById("scorecards-heading")) return [];
   const findings = document.getElementById("findings");
   const table = document.querySelector("table");
   if (!findings) return ["findings: the report page has no findings section"];
@@ -157,11 +159,9 @@ FINDINGS_FIRST = r"""() => {
 }"""
 
 
-def findings_precede_tables(page: Any, url: str) -> list[str]:
+def findings_precede_tables(page: Any) -> list[str]:
     """Findings precede tables on report pages: the problems of a report page whose findings
     section is missing or comes after a table (none for any other page)."""
-    if "/reports/" not in url:
-        return []
     return list(page.evaluate(FINDINGS_FIRST))
 
 
@@ -229,7 +229,7 @@ class Browser:
             if url.endswith("404.html"):
                 page.wait_for_selector("html[data-root]", state="attached")
             page.screenshot(path=str(file), full_page=True)
-            return list(page.evaluate(CHECKS)) + findings_precede_tables(page, url)
+            return list(page.evaluate(CHECKS)) + findings_precede_tables(page)
         finally:
             context.close()
 
