@@ -23,114 +23,24 @@ scorecards of the group ``all`` are read: a group's own scorecard is a detail of
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Literal, Protocol
+from collections.abc import Iterator
 
-from modelscape._identity import AxisValue
-from modelscape.analysis.records import (
-    AxisScore,
-    BoundaryCandidate,
-    Contrast,
-    Divergence,
-    Scorecard,
+from modelscape.analysis.records import BoundaryCandidate, Divergence
+from modelscape.report.sentences import (
+    KINDS,
+    Findable,
+    Finding,
+    FindingKind,
+    Number,
+    cards_of,
+    coordinate_words,
+    listed,
+    shown_interval,
+    shown_value,
 )
-from modelscape.report.power import Design, axis_power, family_power
-from modelscape.report.provenance import Provenance
-from modelscape.stats.power import DesignPower
+from modelscape.report.unseen import power, unmeasured
 
 __all__ = ["KINDS", "Findable", "Finding", "FindingKind", "Number", "findings"]
-
-FindingKind = Literal["boundaries", "spurious", "missed", "divergence", "unmeasured", "power"]
-#: The kinds of finding, in the order they are said.
-KINDS: tuple[FindingKind, ...] = (
-    "boundaries",
-    "spurious",
-    "missed",
-    "divergence",
-    "unmeasured",
-    "power",
-)
-
-
-class Findable(Design, Protocol):
-    """What the findings read of a report (a :class:`~modelscape.report.Report` is one)."""
-
-    @property
-    def targets(self) -> tuple[str, ...]: ...
-    @property
-    def scorecards(self) -> tuple[Scorecard, ...]: ...
-    @property
-    def divergences(self) -> tuple[Divergence, ...]: ...
-    @property
-    def provenance(self) -> Provenance: ...
-
-
-@dataclass(frozen=True)
-class Number:
-    """A number inside a finding, as text, with what it was computed from.
-
-    ``label`` names it in the panel that lists its outputs (the tables' label for the same
-    number, where a table shows it). ``failed_of`` names the target whose failed calls the
-    number counts (failed calls have no measurements). ``compares`` is the step a boundary
-    or departure compares, so that a page can lay its two coordinates side by side.
-    """
-
-    text: str
-    label: str
-    measurement_ids: tuple[str, ...] = ()
-    failed_of: str | None = None
-    compares: BoundaryCandidate | None = None
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One sentence of what a run found: text parts and number parts, in reading order."""
-
-    kind: FindingKind
-    parts: tuple[str | Number, ...]
-
-    @property
-    def text(self) -> str:
-        """The sentence as plain text, as the command line prints it."""
-        return "".join(part if isinstance(part, str) else part.text for part in self.parts)
-
-    @property
-    def numbers(self) -> tuple[Number, ...]:
-        """The number parts of the sentence."""
-        return tuple(part for part in self.parts if isinstance(part, Number))
-
-
-def _value(value: AxisValue) -> str:
-    """An axis value as the page's tables write it (true/false, padded text quoted). The
-    pages' own helper lives above the report and cannot be imported from here."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str) and (value == "" or value != value.strip()):
-        return repr(value)
-    return str(value)
-
-
-def _interval(value: float, low: float | None, high: float | None, digits: int) -> str:
-    shown = f"{value:.{digits}f}"
-    if low is None or high is None:
-        return shown
-    return f"{shown} [{low:.{digits}f}, {high:.{digits}f}]"
-
-
-def _coordinate(values: dict[str, AxisValue]) -> str:
-    return ", ".join(f"{axis} = {_value(v)}" for axis, v in values.items()) or "the baseline"
-
-
-def _cards(report: Findable) -> list[Scorecard]:
-    return [card for card in report.scorecards if card.group == "all"]
-
-
-def _words(items: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    if len(items) < 3:
-        return " and ".join(items)
-    return f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 def _step(
@@ -141,7 +51,7 @@ def _step(
     parts: list[str | Number] = [
         f"{opening}: excess ",
         Number(
-            _interval(found.excess, found.low, found.high, 2),
+            shown_interval(found.excess, found.low, found.high, 2),
             label,
             found.measurement_ids,
             compares=found,
@@ -157,20 +67,20 @@ def _step(
 
 def _boundaries(report: Findable) -> Iterator[Finding]:
     said = False
-    for card in _cards(report):
+    for card in cards_of(report):
         for axis in card.axes:
             for shift in axis.shifts:
                 said = True
                 opening = (
                     f"{card.target}: candidate boundary on {axis.axis} ({axis.role} axis) at "
-                    f"{_value(shift.before)} → {_value(shift.after)}"
+                    f"{shown_value(shift.before)} → {shown_value(shift.after)}"
                 )
                 yield _step("boundaries", card.target, shift, "shift", opening)
     if said:
         return
     tested = [
         card.target
-        for card in _cards(report)
+        for card in cards_of(report)
         if "shifts" not in card.undefined and any(len(a.accuracy) > 1 for a in card.axes)
     ]
     if report.inference.permutations == 0:
@@ -180,7 +90,7 @@ def _boundaries(report: Findable) -> Iterator[Finding]:
     else:
         text = (
             f"No candidate boundary: no step of any axis changed the answers of "
-            f"{_words(tested)} beyond run-to-run noise."
+            f"{listed(tested)} beyond run-to-run noise."
         )
     yield Finding("boundaries", (text,))
 
@@ -192,7 +102,7 @@ def _above_zero(value: float | None, low: float | None) -> bool:
 def _spurious(report: Findable) -> Iterator[Finding]:
     said = False
     invariant = measured = False
-    for card in _cards(report):
+    for card in cards_of(report):
         where = f"{card.target} · all"
         for axis in card.axes:
             if axis.role != "invariant":
@@ -209,7 +119,7 @@ def _spurious(report: Findable) -> Iterator[Finding]:
                         f"{card.target}: on the invariant axis {axis.axis}, answers changed "
                         "where the correct answer does not: spurious change ",
                         Number(
-                            _interval(
+                            shown_interval(
                                 axis.spurious_change, axis.spurious_low, axis.spurious_high, 3
                             ),
                             f"{where} · {axis.axis}: spurious change",
@@ -222,8 +132,8 @@ def _spurious(report: Findable) -> Iterator[Finding]:
                 said = True
                 opening = (
                     f"{card.target}: on the invariant axis {axis.axis}, answers at "
-                    f"{_value(found.after)} departed from those at its baseline "
-                    f"{_value(found.before)}"
+                    f"{shown_value(found.after)} departed from those at its baseline "
+                    f"{shown_value(found.before)}"
                 )
                 yield _step("spurious", card.target, found, "departure", opening)
     if said:
@@ -242,7 +152,7 @@ def _spurious(report: Findable) -> Iterator[Finding]:
 
 def _missed(report: Findable) -> Iterator[Finding]:
     said = causal = measured = False
-    for card in _cards(report):
+    for card in cards_of(report):
         for axis in card.axes:
             if axis.role != "causal":
                 continue
@@ -256,7 +166,9 @@ def _missed(report: Findable) -> Iterator[Finding]:
                         f"{card.target}: on the causal axis {axis.axis}, answers stayed the "
                         "same where the correct answer moved: missed change ",
                         Number(
-                            _interval(axis.missed_change, axis.missed_low, axis.missed_high, 3),
+                            shown_interval(
+                                axis.missed_change, axis.missed_low, axis.missed_high, 3
+                            ),
                             f"{card.target} · all · {axis.axis}: missed change",
                             axis.measurement_ids,
                         ),
@@ -278,15 +190,15 @@ def _diverges(divergence: Divergence) -> Finding:
     candidates = divergence.candidates
     where = f"{divergence.second} against {divergence.first}"
     largest = max(candidates, key=lambda c: c.excess or 0.0)
-    label = f"{where} at {_coordinate(largest.coordinate)}: excess answer change"
+    label = f"{where} at {coordinate_words(largest.coordinate)}: excess answer change"
     ids = tuple(dict.fromkeys(i for c in candidates for i in c.measurement_ids))
     parts: list[str | Number] = [
         f"{divergence.second} answers differently from {divergence.first} at ",
         Number(str(len(candidates)), f"{where}: divergent coordinates", ids),
         f" coordinate{'s' if len(candidates) != 1 else ''}; the largest at "
-        f"{_coordinate(largest.coordinate)}: excess ",
+        f"{coordinate_words(largest.coordinate)}: excess ",
         Number(
-            _interval(largest.excess or 0.0, largest.low, largest.high, 2),
+            shown_interval(largest.excess or 0.0, largest.low, largest.high, 2),
             label,
             largest.measurement_ids,
         ),
@@ -316,7 +228,7 @@ def _divergence(report: Findable) -> Iterator[Finding]:
         yield Finding(
             "divergence",
             (
-                f"{_words(alike)} {verb} like {report.targets[0]} within run-to-run noise at "
+                f"{listed(alike)} {verb} like {report.targets[0]} within run-to-run noise at "
                 "every coordinate tested.",
             ),
         )
@@ -327,156 +239,6 @@ def _divergence(report: Findable) -> Iterator[Finding]:
         )
 
 
-def _quantity(name: str) -> str:
-    return name.replace("_", " ")
-
-
-def _by_design(axis: AxisScore, quantity: str) -> bool:
-    """Whether an axis's quantity is n/a because of its role, not its outputs: an invariant
-    axis has no change to miss, a causal one no change that is spurious (the spurious and
-    missed findings say which roles the axes have)."""
-    return (quantity == "missed_change" and axis.role != "causal") or (
-        quantity == "spurious_change" and axis.role != "invariant"
-    )
-
-
-def _unmeasured_card(card: Scorecard) -> Iterator[Finding]:
-    """The n/a quantities of one scorecard, one sentence per reason."""
-    reasons: dict[str, list[str]] = {}
-    roles = {axis.role for axis in card.axes}
-    for quantity, reason in card.undefined.items():
-        if (quantity == "missed_change" and "causal" not in roles) or (
-            quantity == "spurious_change" and "invariant" not in roles
-        ):
-            continue  # n/a by design, as on every axis
-        reasons.setdefault(reason, []).append(_quantity(quantity))
-    for axis in card.axes:
-        for quantity, reason in axis.undefined.items():
-            if _by_design(axis, quantity):
-                continue
-            if reason in reasons and reason in card.undefined.values():
-                continue  # said for the whole scorecard, whose axes it covers
-            reasons.setdefault(reason, []).append(f"{_quantity(quantity)} on {axis.axis}")
-    for reason, quantities in reasons.items():
-        names = list(dict.fromkeys(quantities))
-        yield Finding(
-            "unmeasured", (f"{card.target}: {_words(names)} could not be measured: {reason}.",)
-        )
-
-
-def _unmeasured_divergence(divergence: Divergence) -> Iterator[Finding]:
-    where = f"{divergence.second} against {divergence.first}"
-    if divergence.undefined is not None:
-        yield Finding(
-            "unmeasured", (f"{where}: divergence could not be measured: {divergence.undefined}.",)
-        )
-        return
-    reasons: dict[str, list[Contrast]] = {}
-    for contrast in divergence.contrasts:
-        if contrast.insufficient is not None:
-            reasons.setdefault(contrast.insufficient, []).append(contrast)
-    for reason, contrasts in reasons.items():
-        at = (
-            "any coordinate"
-            if len(contrasts) == len(divergence.contrasts)
-            else "; ".join(_coordinate(c.coordinate) for c in contrasts)
-        )
-        yield Finding(
-            "unmeasured", (f"{where}: divergence could not be measured at {at}: {reason}.",)
-        )
-
-
-def _unmeasured(report: Findable) -> Iterator[Finding]:
-    said = False
-    errors = {t.name: t.first_error for t in report.provenance.targets}
-    for card in _cards(report):
-        if card.failed:
-            said = True
-            yield Finding(
-                "unmeasured",
-                (
-                    f"{card.target}: ",
-                    Number(str(card.failed), f"{card.target} · all: failed calls", (), card.target),
-                    f" call{'s' if card.failed != 1 else ''} failed (the next run asks again); "
-                    f"first error: {errors.get(card.target) or 'not recorded'}.",
-                ),
-            )
-        for finding in _unmeasured_card(card):
-            said = True
-            yield finding
-    for divergence in report.divergences:
-        for finding in _unmeasured_divergence(divergence):
-            said = True
-            yield finding
-    if not said:
-        yield Finding(
-            "unmeasured", ("Every quantity could be measured for every target; no call failed.",)
-        )
-
-
-def _detectable(power: DesignPower, label: str, ids: tuple[str, ...], opening: str) -> Finding:
-    if power.detectable is None:
-        return Finding("power", (f"{opening} have no figure of what they find: {power.reason}.",))
-    return Finding(
-        "power",
-        (
-            f"{opening} could detect an excess of ",
-            Number(f"{power.detectable:.2f}", label, ids),
-            " or more with 80% power; a smaller change may be there unseen.",
-        ),
-    )
-
-
-def _union(groups: Iterable[tuple[str, ...]]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(i for group in groups for i in group))
-
-
-def _power(report: Findable) -> Iterator[Finding]:
-    axes: dict[str, tuple[Scorecard, AxisScore]] = {}
-    ids: dict[str, list[tuple[str, ...]]] = {}
-    for card in _cards(report):
-        for axis in card.axes:
-            axes.setdefault(axis.axis, (card, axis))
-            ids.setdefault(axis.axis, []).append(axis.measurement_ids)
-    said = False
-    for name, (card, axis) in axes.items():
-        power = axis_power(report, axis, "shifts", cases=card.cases)
-        if power is None:
-            continue
-        said = True
-        yield _detectable(
-            power,
-            f"tests of {name}: the outputs they compared",
-            _union(ids[name]),
-            f"On {name}, the tests of each step",
-        )
-    defined = [d for d in report.divergences if d.undefined is None]
-    figures: dict[str, tuple[DesignPower, list[Divergence]]] = {}
-    for divergence in defined:
-        tested = [c.cases for c in divergence.contrasts if c.excess is not None]
-        if not tested:
-            continue
-        power = family_power(report, "boundaries", cases=min(tested), family=len(tested))
-        figures.setdefault(power.phrase, (power, []))[1].append(divergence)
-    for power, divergences in figures.values():
-        said = True
-        others = (
-            "each other target"
-            if len(divergences) == len(report.divergences) > 1
-            else ", ".join(d.second for d in divergences)
-        )
-        yield _detectable(
-            power,
-            "divergence tests: the outputs they compared",
-            _union(d.measurement_ids for d in divergences),
-            f"Between {report.targets[0]} and {others}, the divergence tests",
-        )
-    if not said:
-        yield Finding(
-            "power", ("No test was run, so the design could not have detected any change.",)
-        )
-
-
 def findings(report: Findable) -> list[Finding]:
     """What ``report`` found, as sentences in the order of :data:`KINDS`."""
     return [
@@ -484,6 +246,6 @@ def findings(report: Findable) -> list[Finding]:
         *_spurious(report),
         *_missed(report),
         *_divergence(report),
-        *_unmeasured(report),
-        *_power(report),
+        *unmeasured(report),
+        *power(report),
     ]
