@@ -340,7 +340,8 @@ def test_the_model_column_and_the_header_stay_while_the_table_scrolls(
     region.evaluate("r => { r.scrollLeft = r.scrollWidth; }")
     assert region.evaluate("r => r.scrollLeft") > 0
     after = model.bounding_box()
-    assert before is not None and after is not None and head is not None and moved is not None
+    for box in (before, after, head, moved):
+        assert box is not None
     assert abs(after["x"] - before["x"]) < 1  # pinned, while the scenario columns moved away
     gone = accuracy.bounding_box()
     assert gone is not None
@@ -349,6 +350,7 @@ def test_the_model_column_and_the_header_stay_while_the_table_scrolls(
     assert region.evaluate("r => r.scrollTop") > 0
     top = corner.bounding_box()
     box = region.bounding_box()
-    assert top is not None and box is not None
+    assert top is not None
+    assert box is not None
     assert abs(top["y"] - box["y"]) < 1  # the header rows at the region's top
     assert abs(top["x"] - head["x"]) < 1

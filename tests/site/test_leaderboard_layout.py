@@ -103,7 +103,7 @@ def test_reference_targets_form_a_band_of_their_own(
 ) -> None:
     names = {f"t{i}": target for i, target in enumerate(targets)}
     references = {name for name, (reference, _) in names.items() if reference}
-    settings = {name: REFERENCE for name in references}
+    settings = dict.fromkeys(references, REFERENCE)
     runs = [
         summary(
             f"run-{s}", f"scenario-{s}", {n: a for n, (_, a) in names.items()}, settings=settings
@@ -135,7 +135,9 @@ def test_reference_targets_form_a_band_of_their_own(
 
 def test_the_model_comes_first_in_every_row() -> None:
     catalog = catalog_of(
-        summary("a", "alpha", {"m1": 0.9, "m2": 0.4, "oracle": 1.0}, settings={"oracle": REFERENCE}),
+        summary(
+            "a", "alpha", {"m1": 0.9, "m2": 0.4, "oracle": 1.0}, settings={"oracle": REFERENCE}
+        ),
         summary("b", "beta", {"m1": 0.7, "m2": None}),
     )
     parsed = _parsed(_index(catalog))
