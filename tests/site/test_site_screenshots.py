@@ -257,3 +257,33 @@ def test_the_script_fails_on_a_leaderboard_below_the_fold(shipped: Path, tmp_pat
     assert run.returncode == 1, run.stdout + run.stderr
     assert f"index.html at {width} px, dark: {problem}" in run.stdout
     assert [p.name for p in shots.iterdir()] == [f"index--{width}-dark.png"]
+
+
+_REPORT = '<h2 id="scorecards-heading">Scorecards</h2>{before}<table><tr><td>1</td></tr></table>{after}'
+_FINDINGS = '<section id="findings"><p>One finding.</p></section>'
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "problem"),
+    [
+        (_FINDINGS, "", None),
+        ("", _FINDINGS, "findings: the findings section comes after a table"),
+        ("", "", "findings: the report page has no findings section"),
+    ],
+)
+def test_the_findings_check_finds_a_report_page_without_findings_first(
+    page: Any, before: str, after: str, problem: str | None
+) -> None:
+    page.set_content(_REPORT.format(before=before, after=after))
+    assert _script().findings_precede_tables(page) == ([] if problem is None else [problem])
+    # A page that is not a report (no scorecards heading) is never asked for findings.
+    page.set_content("<table><tr><td>1</td></tr></table>")
+    assert _script().findings_precede_tables(page) == []
+
+
+def test_the_shipped_report_pages_open_with_their_findings(page: Any, shipped: Path) -> None:
+    reports = [p for p in (shipped / "scenarios").rglob("*.html") if "/runs/" in p.as_posix()]
+    assert reports
+    for report in reports[:3]:
+        page.goto(report.as_uri())
+        assert _script().findings_precede_tables(page) == [], report
