@@ -124,7 +124,6 @@
     return "#" + params.toString();
   };
   const parse = (hash) => {
-    if (hash.length > 20 * LONGEST) return null;
     const params = new URLSearchParams(hash.replace(/^#/, ""));
     const written = params.get("evidence") || "";
     const index = Number(written);
