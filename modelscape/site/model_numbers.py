@@ -57,13 +57,15 @@ def model_numbers(
     entries: Sequence[Entry],
     runs: Callable[[str], RunData | None],
     *,
-    limit: int = MODEL_OUTPUTS,
+    limit: int | None = None,
 ) -> ModelNumbers:
     """The numbers of ``model``'s scorecards on all cases in the runs of ``entries``.
 
     ``runs`` gives a run's data by name (None, or data without results, when its outputs are
-    not there: that run's numbers stay links to its report).
+    not there: that run's numbers stay links to its report). ``limit`` is the most
+    observations embedded (:data:`MODEL_OUTPUTS` unless given).
     """
+    limit = MODEL_OUTPUTS if limit is None else limit
     newest = sorted(entries, key=lambda e: (e.run.created, e.run.run), reverse=True)
     made: dict[str, tuple[dict[str, Cell], dict[str, Any]]] = {}
     left_out: list[str] = []

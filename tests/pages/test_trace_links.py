@@ -73,7 +73,7 @@ def _injected(page: Any) -> list[str]:
               const bad = [];
               for (const node of document.querySelectorAll("*")) {
                 for (const attribute of node.attributes) {
-                  if (attribute.name.startsWith("on")) bad.push(node.tagName + " " + attribute.name);
+                  if (attribute.name.startsWith("on")) bad.push(node.tagName + attribute.name);
                 }
               }
               for (const tag of ["img", "iframe", "b", "a[href^='javascript']"]) {
@@ -144,7 +144,8 @@ def test_the_comparison_keeps_its_filters_in_the_address_too(
     cases = _cases(page)
     assert 0 < len(cases) < len(run.results.cases)  # only the cases with a wrong answer
     address = str(page.evaluate("location.href"))
-    assert "verdict=wrong" in address and "view=" not in address
+    assert "verdict=wrong" in address
+    assert "view=" not in address
     other = open_page(files["report"])
     other.page.goto("about:blank")
     other.page.goto(address)
@@ -274,7 +275,9 @@ def test_a_divergence_opens_both_targets_outputs_on_the_same_prompts(
             observations = [by_id[i] for i in ids]
             assert len(observations) == run.results.settings.repetitions
             assert {o.target for o in observations} == {target}
-            assert [o.repetition for o in observations] == sorted(o.repetition for o in observations)
+            assert [o.repetition for o in observations] == sorted(
+                o.repetition for o in observations
+            )
             variants |= {o.variant_id for o in observations}
         assert len(variants) == 1  # the very same prompt on both sides
         # one prompt, the same on both sides: folded away, nothing marked
