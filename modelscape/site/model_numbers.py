@@ -8,9 +8,10 @@ outputs in those runs, never the other targets'. The runs' evidence is merged in
 the outputs dialog reads (:func:`~modelscape.pages.evidence.merge_data`).
 
 A model page must stay within the site's page budget however many runs the model took part
-in, so the outputs of at most :data:`MODEL_OUTPUTS` observations are embedded: runs are taken
-most recent first, and a run whose outputs would go beyond the limit keeps its numbers as
-links to its report page, where they open their outputs.
+in and however long its outputs are, so its embedded evidence is held to
+:data:`MODEL_EVIDENCE_BYTES` (measured as the page writes it): runs are taken most recent
+first, and a run whose evidence would go beyond the limit keeps its numbers as links to its
+report page, where they open their outputs.
 """
 
 from __future__ import annotations
@@ -21,15 +22,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from modelscape.pages.evidence import Cell, merge_data
+from modelscape.pages.page import json_script
 from modelscape.site.catalog import ALL, Entry
 from modelscape.site.embeds import RunData
 
-__all__ = ["MODEL_OUTPUTS", "QUANTITIES", "ModelNumbers", "model_numbers"]
+__all__ = ["MODEL_EVIDENCE_BYTES", "QUANTITIES", "ModelNumbers", "model_numbers"]
 
-#: The most observations one model page embeds, over all its runs. A report page of two
-#: targets embeds a few thousand (see benchmarks/pages_size.py), so this keeps a model page
-#: of many runs near the size of one report page.
-MODEL_OUTPUTS = 3_000
+#: The most bytes of embedded evidence one model page carries, over all its runs: half the
+#: 2.1 MB page budget, leaving the rest to the page itself (its tables, chart and scripts
+#: are some 100 kB). The plotting bundle is a shared file of the site, not part of the page.
+MODEL_EVIDENCE_BYTES = 1_000_000
 
 #: The scorecard quantities a model page shows as numbers, in the cells' names.
 QUANTITIES = ("accuracy", "baseline", "spurious", "missed", "shifts", "departures", "answered")
@@ -62,10 +64,10 @@ def model_numbers(
     """The numbers of ``model``'s scorecards on all cases in the runs of ``entries``.
 
     ``runs`` gives a run's data by name (None, or data without results, when its outputs are
-    not there: that run's numbers stay links to its report). ``limit`` is the most
-    observations embedded (:data:`MODEL_OUTPUTS` unless given).
+    not there: that run's numbers stay links to its report). ``limit`` is the most bytes of
+    evidence embedded (:data:`MODEL_EVIDENCE_BYTES` unless given).
     """
-    limit = MODEL_OUTPUTS if limit is None else limit
+    limit = MODEL_EVIDENCE_BYTES if limit is None else limit
     newest = sorted(entries, key=lambda e: (e.run.created, e.run.run), reverse=True)
     made: dict[str, tuple[dict[str, Cell], dict[str, Any]]] = {}
     left_out: list[str] = []
@@ -79,11 +81,11 @@ def model_numbers(
             continue
         card = run.card(model, ALL)
         data = run.evidence.data()
-        count = len(data["observations"])
-        if used + count > limit:
+        size = len(str(json_script(data)).encode())
+        if used + size > limit:
             left_out.append(name)
             continue
-        used += count
+        used += size
         made[name] = ({q: card[q] for q in QUANTITIES}, data)
     if not made:
         return ModelNumbers({}, None, tuple(left_out))

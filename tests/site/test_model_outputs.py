@@ -1,6 +1,6 @@
 """Model pages: the model's numbers open the outputs behind them, as on a report page; the page
-embeds only that model's outputs, and a model with more outputs than the page may embed keeps
-its numbers as links to the report pages."""
+embeds only that model's outputs, and a model whose outputs would take more bytes than the
+page may embed keeps its numbers as links to the report pages."""
 
 from __future__ import annotations
 
@@ -74,7 +74,7 @@ def test_a_model_page_embeds_only_its_models_outputs(
 def test_a_model_over_the_limit_keeps_links_to_its_reports(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(numbers_module, "MODEL_OUTPUTS", 1)
+    monkeypatch.setattr(numbers_module, "MODEL_EVIDENCE_BYTES", 1_000)
     content = make_content(tmp_path / "content")
     build_site(content, tmp_path / "site", strict=True)
     page = (tmp_path / "site" / "models" / "late.html").read_text(encoding="utf-8")
