@@ -32,9 +32,11 @@ from modelscape.site.tables import (
 )
 
 __all__ = [
+    "OUTPUT_SCRIPTS",
     "ChartsPage",
     "IndexPage",
     "MarkdownPage",
+    "ModelOutputsPage",
     "ModelPage",
     "NotFoundPage",
     "ResultsPage",
@@ -257,10 +259,16 @@ class ModelPage(Page):
         }
 
 
-class ModelOutputsPage(ModelPage):
-    """A model page whose numbers open their outputs: it runs the report page's script."""
+#: The report page's scripts that open the outputs behind numbers, as files of the site's
+#: assets (beside the stylesheet), for the pages that load them rather than carry them inline.
+OUTPUT_SCRIPTS = ("compare.js", "report.js")
 
-    scripts: ClassVar[tuple[str, ...]] = ("compare.js", "report.js")
+
+class ModelOutputsPage(ModelPage):
+    """A model page whose numbers open their outputs: it loads the report page's scripts
+    from the site's assets (a model page carries no script inline, only data)."""
+
+    site_scripts: ClassVar[tuple[str, ...]] = ("model-chart.js", *OUTPUT_SCRIPTS)
 
 
 class MarkdownPage(Page):
