@@ -262,6 +262,7 @@ class ReportPage(Page):
                             c.measurement_ids,
                             f"{d.second} against {d.first} at {_coordinate(c.coordinate)}: "
                             "excess answer change",
+                            targets=(d.first, d.second),
                         )
                         .undefined(c.insufficient)
                         .warned(c.warnings),

@@ -29,6 +29,7 @@ from modelscape.site.markdown import front_matter_damage
 from modelscape.site.pagesource import PageMaker
 from modelscape.site.render import ASSETS
 from modelscape.site.theme import Theme
+from modelscape.site.views import OUTPUT_SCRIPTS
 from modelscape.site.warning import BuildWarning, quoted, warning_at
 from modelscape.site.workers import REPORT_COST, forked_map, worker_count
 
@@ -184,7 +185,7 @@ def plan(
     def copy(path: str, source: Path) -> None:
         jobs.append(Job(path, hashes(source), lambda: Made(source.read_bytes())))
 
-    shared = (STYLESHEET, PLOTLY_FILE, PLOTLY_LICENSE)
+    shared = (STYLESHEET, PLOTLY_FILE, PLOTLY_LICENSE, *OUTPUT_SCRIPTS)
     for name, source in theme.static.items():
         if name in shared or name == SEARCH_INDEX:
             raise SiteError(
