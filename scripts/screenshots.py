@@ -22,7 +22,7 @@ dark, through ``prefers-color-scheme``), the script saves a full-page PNG named
   scrolling region is scrolled sideways to the end, the first row's model cell is still inside
   the window and the region, and not covered; once the region is scrolled down, its header's
   model cell is still at the region's top;
-- findings first (a report page, known by its scorecards heading): the page has a findings
+- findings first (a report page, known by its marked scorecards section): the page has a findings
   section, and it comes before the page's first table.
 
 It prints one line per problem and exits 1 when there is any, 0 otherwise. Chromium is
@@ -156,10 +156,11 @@ CHECKS = r"""() => {
 }"""
 
 
-# Runs in any page; on a report page (the one with scorecards), the findings section must be
-# there and come before the first table.
+# Runs in any page; on a report page (its scorecards section is marked data-report-tables: a
+# model page has scorecards too, and no findings), the findings section must be there and come
+# before the first table.
 FINDINGS_FIRST = r"""() => {
-  if (!document.getElementById("scorecards-heading")) return [];
+  if (!document.querySelector("[data-report-tables]")) return [];
   const findings = document.getElementById("findings");
   const table = document.querySelector("table");
   if (!findings) return ["findings: the report page has no findings section"];

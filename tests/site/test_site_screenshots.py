@@ -260,7 +260,8 @@ def test_the_script_fails_on_a_leaderboard_below_the_fold(shipped: Path, tmp_pat
 
 
 _REPORT = (
-    '<h2 id="scorecards-heading">Scorecards</h2>{before}<table><tr><td>1</td></tr></table>{after}'
+    "{before}<section data-report-tables><h2>Scorecards</h2>"
+    "<table><tr><td>1</td></tr></table></section>{after}"
 )
 _FINDINGS = '<section id="findings"><p>One finding.</p></section>'
 
@@ -278,8 +279,9 @@ def test_the_findings_check_finds_a_report_page_without_findings_first(
 ) -> None:
     page.set_content(_REPORT.format(before=before, after=after))
     assert _script().findings_precede_tables(page) == ([] if problem is None else [problem])
-    # A page that is not a report (no scorecards heading) is never asked for findings.
-    page.set_content("<table><tr><td>1</td></tr></table>")
+    # A page that is not a report (a model page's scorecards are not marked) is never asked
+    # for findings.
+    page.set_content('<h2 id="scorecards-heading">Scores</h2><table><tr><td>1</td></tr></table>')
     assert _script().findings_precede_tables(page) == []
 
 
