@@ -53,7 +53,9 @@ def _line_case(values: np.ndarray, n_a: int) -> tuple[np.ndarray, int]:
     return np.abs(values[:, None] - values[None, :]), n_a
 
 
-def _p_values(cases: list[tuple[np.ndarray, int]], permutations: int, seed: int) -> tuple[float, float]:
+def _p_values(
+    cases: list[tuple[np.ndarray, int]], permutations: int, seed: int
+) -> tuple[float, float]:
     prepared = _prepare(group_cases(cases, key="t"), tabulate_all=False)
     observed = 0.0
     for part in prepared:
