@@ -8,18 +8,14 @@ It does one of two things, chosen by environment variables:
   then counts as an error to look at, never as killed.
 - ``MODELSCAPE_MUTATION_OUTCOMES`` names a file to write: one JSON object per test with its node
   id, whether every phase passed and the seconds its phases took together. It is set while the
-  map is recorded under coverage, and then one call the tracer cannot live with is avoided
-  (:func:`_clear_without_hanging`).
+  map is recorded under coverage.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
-import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -57,51 +53,3 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         for nodeid, seconds in _seconds.items():
             record = {"test": nodeid, "passed": _passed[nodeid], "seconds": seconds}
             out.write(json.dumps(record) + "\n")
-
-
-#: Set while the tests run under a tracer to record the map (below).
-_RECORDING = bool(os.environ.get("MODELSCAPE_MUTATION_OUTCOMES"))
-_patched = False
-
-
-def pytest_runtest_setup(item: pytest.Item) -> None:
-    """While recording, stop the site's time limit from hanging under coverage's tracer."""
-    global _patched
-    if _RECORDING and not _patched and "modelscape.site.limits" in sys.modules:
-        _patched = True
-        _clear_without_hanging(sys.modules["modelscape.site.limits"])
-
-
-class _TakenBackError(Exception):
-    """Raised into a thread only to be caught at once (see :func:`_clear_without_hanging`)."""
-
-
-def _clear_without_hanging(limits: Any) -> None:
-    """Make ``limits._raise_in(thread, None)``, called by a thread on itself, take back a
-    pending exception without leaving the interpreter's signal set.
-
-    ``time_limit`` takes back any exception its watchdog raised that has not arrived yet, once
-    per block, by ``PyThreadState_SetAsyncExc(thread, NULL)``. On CPython 3.11 that call leaves
-    the "asynchronous exception pending" signal set even though nothing is pending any more;
-    with a trace function installed (coverage's, a debugger's) the thread then never gets past
-    the start of the next function it calls, so a traced site build never ended (a loop of
-    three empty ``time_limit`` blocks ran 0.04 s untraced and did not end in a minute under
-    ``coverage run``). Raising an exception of our own instead, and catching it at once, takes
-    back a pending one just as well (it replaces it) and clears the signal, as any delivered
-    exception does. Only the recording of the map is traced, so only it is patched: the mutant
-    runs use the code unchanged.
-    """
-    original = limits._raise_in
-
-    def raise_in(thread: int, error: type[BaseException] | None) -> None:
-        if error is not None or thread != threading.get_ident():
-            original(thread, error)
-            return
-        try:
-            original(thread, _TakenBackError)
-            while True:  # it arrives at the next check, on the way out of the call or here
-                pass
-        except _TakenBackError:
-            pass
-
-    limits._raise_in = raise_in
