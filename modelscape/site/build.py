@@ -261,7 +261,8 @@ def _plan(
     workers: int | None,
 ) -> IncrementalBuild:
     """The build planned against the output folder as it is (which the staged copy starts
-    from), keeping the fingerprint for the next build when the plan depends on nothing else."""
+    from), with the hash of the content's listing, which a build with nothing changed may be
+    answered from when the plan depends on nothing else."""
     build = IncrementalBuild(
         found,
         folder,
@@ -275,8 +276,8 @@ def _plan(
         limit=setting.limit,
         workers=workers,
     )
-    if build.kept and own_scenarios(build.registered, setting.scenarios):
-        build.inputs = setting.fingerprint(found)
+    build.listing = setting.fingerprint(found)
+    build.quick = build.kept and own_scenarios(build.registered, setting.scenarios)
     return build
 
 

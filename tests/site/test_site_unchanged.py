@@ -54,10 +54,11 @@ def test_the_answer_is_the_planning_builds(
     site = tmp_path / "site"
     first = build_site(content, site)
     manifest = Manifest.load(site)
-    assert manifest.inputs is not None
+    assert manifest.listing is not None
+    assert manifest.quick
     assert manifest.order
-    # The same manifest without its inputs hash: the next build plans, as before this part.
-    Manifest(**{**vars(manifest), "inputs": None}).save(site)
+    # The same manifest not marked quick: the next build plans, and finds nothing to write.
+    Manifest(**{**vars(manifest), "quick": False}).save(site)
     planned = build_site(content, site)
     assert planned.rendered == []
     assert planned.removed == []
@@ -188,12 +189,12 @@ def test_a_scenario_of_another_package_is_always_planned(
     site = tmp_path / "site"
     build_site(content, site)
     # Registered by no package, or by modelscape itself (a new version changes the hash).
-    assert Manifest.load(site).inputs is not None
+    assert Manifest.load(site).quick
     # Registered by another package, whose code may change without a new version.
     listing = [["return-window", "plugin:SCENARIO", "a-plugin", "1.0"]]
     monkeypatch.setattr(modelscape.site.build, "plugins", lambda: listing)
     build_site(content, site, force=True)
-    assert Manifest.load(site).inputs is None
+    assert not Manifest.load(site).quick
     calls = _count_plans(monkeypatch)
     assert build_site(content, site).rendered == []
     assert calls == [1]
@@ -233,14 +234,17 @@ def _saved(folder: Path) -> bytes:
     Manifest(
         {
             "index.html": OutputRecord(
-                "d1", warnings=[{"path": "", "message": "w"}], files=["a.txt"]
+                "d1",
+                warnings=[{"path": "", "message": "w"}],
+                files=["a.txt"],
+                inputs=["content:pages/a.md"],
             )
         },
         {"content:pages/a.md": [3, 4, "abc"]},
         {"run:1:2": {"run": "r"}},
-        "key",
+        ["content:pages/a.md"],
         [{"path": "index.html", "message": "check"}],
-        "inputs",
+        "listing",
         ["index.html"],
         [{"in": "content", "path": "pages/a.md", "line": 3, "message": "planned"}],
     ).save(folder)
@@ -254,7 +258,8 @@ def test_a_damaged_manifest_is_not_read(
     folder = tmp_path_factory.mktemp("manifest")
     text = _saved(folder)
     whole = Manifest.load(folder)
-    assert whole.inputs == "inputs"
+    assert whole.listing == "listing"
+    assert whole.outputs["index.html"].inputs == ["content:pages/a.md"]
     assert whole.order == ["index.html"]
     position = data.draw(st.integers(0, len(text) - 1))
     damage = data.draw(
