@@ -149,6 +149,7 @@ class IncrementalBuild:
         site = OutputFolder(folder)
         site.create()
         records: dict[str, OutputRecord] = {}
+        checked: set[str] = set()  # kept with the links the last build checked
         todo = []
         for number, job in enumerate(jobs):
             known = manifest.outputs.get(job.path)
@@ -160,6 +161,7 @@ class IncrementalBuild:
             ):
                 known.inputs = list(job.inputs)
                 records[job.path] = known
+                checked.add(job.path)
                 records.update(
                     {p: manifest.outputs.get(p) or OutputRecord(job.digest) for p in known.files}
                 )
@@ -211,10 +213,11 @@ class IncrementalBuild:
             if path in state.changed or (path in state.intact and site.remove(path)):
                 result.removed.append(path)
         self._report_folder(records, result)
-        checks = broken_links(records, config.base_path)
-        checks.extend(too_large(site, list(records), self.limit))
-        result.warnings.extend(checks)
         _written(site, records)
+        changed = set(records).symmetric_difference(manifest.outputs)
+        checks = broken_links(records, config.base_path, checked=checked, changed=changed)
+        checks.extend(too_large(records, self.limit))
+        result.warnings.extend(checks)
         order = [job.path for job in jobs]
         kept = (kept_warnings(checks, root), listing, order, self.planned, self.plan.mentioned)
         saved = Manifest(

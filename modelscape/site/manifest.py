@@ -73,6 +73,8 @@ class OutputRecord:
     size: int | None = None
     sha256: str | None = None
     inputs: list[str] = field(default_factory=list)
+    #: The links of the page that pointed at no file of the site (kept with its links).
+    broken: list[str] = field(default_factory=list)
 
     def data(self) -> dict[str, Any]:
         """The record as the manifest keeps it (its links and search entry are in
@@ -93,6 +95,8 @@ class OutputRecord:
         entry: dict[str, Any] = {}
         if self.links:
             entry["links"] = self.links
+        if self.broken:
+            entry["broken"] = self.broken
         if self.title is not None:
             entry["title"] = self.title
             entry["text"] = self.text
@@ -125,6 +129,7 @@ class OutputRecord:
             raise ValueError("a page entry that is not an object")
         title = entry.get("title")
         self.links = _texts(entry.get("links", []))
+        self.broken = _texts(entry.get("broken", []))
         self.title = title if isinstance(title, str) else None
         self.text = str(entry.get("text", ""))
 

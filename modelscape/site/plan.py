@@ -229,7 +229,11 @@ def plan(
     add("index.html", maker.index, lambda: ("index", from_runs((all_runs, slugs[0])), method))
     # The leaderboard's data, made from what the index is made from.
     for path, make in leaderboard_files(catalog, title=content.config.title).items():
-        add(path, make, lambda path=path: (path, from_runs((all_runs, slugs[0]))))
+
+        def board(path: str = path) -> object:
+            return (path, from_runs((all_runs, slugs[0])))
+
+        add(path, make, board)
     for name in catalog.scenario_pages:
         spec = maker.spec_of(name)
         python = maker.registered(name) if spec is None else None
@@ -259,16 +263,12 @@ def plan(
 
         add(catalog.report_path(run.name), maker.report(run), report)
     for name in catalog.model_pages:
-        model_runs = sorted(keys[run] for run in catalog.compared_runs(name))
-        add(
-            catalog.model_path(name),
-            maker.model(name),
-            lambda name=name, model_runs=model_runs: (
-                "model",
-                name,
-                from_runs((model_runs, slugs[0])),
-            ),
-        )
+
+        def model(name: str = name) -> object:
+            model_runs = sorted(keys[run] for run in catalog.compared_runs(name))
+            return ("model", name, from_runs((model_runs, slugs[0])))
+
+        add(catalog.model_path(name), maker.model(name), model)
     for markdown in content.pages:
         # A page that embeds results shows the runs' numbers and links their report pages.
         digest = hashes(markdown.source)
@@ -280,15 +280,11 @@ def plan(
             )
             warnings.append(warning_at(markdown.source, message))
             continue
-        add(
-            markdown.output,
-            maker.markdown(markdown),
-            lambda markdown=markdown, uses=uses: (
-                "page",
-                hashes(markdown.source),
-                from_runs((all_runs, slugs[2])) if uses else None,
-            ),
-        )
+
+        def page(source: Path = markdown.source, uses: bool = uses) -> object:
+            return ("page", hashes(source), from_runs((all_runs, slugs[2])) if uses else None)
+
+        add(markdown.output, maker.markdown(markdown), page)
     add("search.html", maker.search, lambda: ("search", pagefind))
     add("404.html", maker.not_found, lambda: "404")
     _one_each(jobs)
