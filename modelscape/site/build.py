@@ -187,15 +187,18 @@ def build_site(
         result.seconds = time.perf_counter() - started
         return result
 
-    # 3. Render and 4. write the output: the outputs whose hash changed are made, into a copy
-    #    of the output folder that replaces it only when the build succeeds.
-    with staged(folder, last.state.intact) as stage:
+    # 3. Render and 4. write the output: the outputs whose hash changed are made, beside the
+    #    output folder, which takes them only when the build succeeds.
+    with staged(folder, last.state) as stage:
         result = build.write(stage, notes)
         result.output = folder
         _refuse_warnings(result, strict)
-    # Taken now that the old folder is gone (which changed the kept files' change times):
-    # what the next build compares the files with.
-    write_signatures(folder, build.seal, signatures(folder, build.paths))
+    # What the next build compares the files with: the kept files were not touched, so their
+    # signatures are the ones found; the files moved in are looked at again.
+    untouched = set(build.untouched)
+    table = {path: last.state.intact[path] for path in build.untouched}
+    table.update(signatures(folder, [p for p in build.paths if p not in untouched]))
+    write_signatures(folder, build.seal, table)
     result.seconds = time.perf_counter() - started
     return result
 

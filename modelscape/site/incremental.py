@@ -26,6 +26,7 @@ from modelscape.site.manifest import Manifest, OutputRecord, kept_warnings, read
 from modelscape.site.ownership import OutputState, listing, write_marker
 from modelscape.site.search import pagefind_outputs
 from modelscape.site.sitewide import broken_links, links_of, search_index, sitemap, too_large
+from modelscape.site.staging import StagedFolder
 from modelscape.site.theme import Theme
 from modelscape.site.warning import warning_at
 from modelscape.site.workers import make_all, worker_count
@@ -102,9 +103,11 @@ class IncrementalBuild:
         #: the next build with nothing changed may answer from the records alone.
         self.listing: str | None = None
         self.quick = False
-        #: After :meth:`write`: the manifest's seal and the paths of the site's files.
+        #: After :meth:`write`: the manifest's seal, the paths of the site's files, and
+        #: those of them the build kept as they were (not written again).
         self.seal: str | None = None
         self.paths: list[str] = []
+        self.untouched: list[str] = []
 
     def unchanged(self, notes: list[str]) -> BuildResult | None:
         """The result of a build that has nothing to write, or None if it has something.
@@ -141,19 +144,18 @@ class IncrementalBuild:
         result.notes.extend(notes)
         return result
 
-    def write(self, folder: Path, notes: list[str]) -> BuildResult:
-        """Make what changed into ``folder`` (the staged copy of the output folder)."""
+    def write(self, site: StagedFolder, notes: list[str]) -> BuildResult:
+        """Make what changed into ``site`` (the output folder, staged)."""
         found, manifest, result, jobs = self.found, self.manifest, self.result, self.jobs
         root = found.root
         manifest.read_pages(self.folder)
-        site = OutputFolder(folder)
         site.create()
         records: dict[str, OutputRecord] = {}
         checked: set[str] = set()  # kept with the links the last build checked
         todo = []
         for number, job in enumerate(jobs):
             known = manifest.outputs.get(job.path)
-            # The staged folder holds only intact files: one that is there is the one written.
+            # The staged folder keeps only intact files: one that is there is the one written.
             if (
                 known is not None
                 and known.digest == job.digest
@@ -229,9 +231,10 @@ class IncrementalBuild:
             self.damaged,
             self.quick and listing is not None,
         )
-        saved.save(folder)
+        saved.save(site.folder)
         self.seal, self.paths = saved.seal, sorted(records)
-        write_marker(folder)
+        self.untouched = [path for path in self.paths if path in site.kept]
+        write_marker(site.folder)
         return result
 
     def _report_folder(self, records: dict[str, OutputRecord], result: BuildResult) -> None:
