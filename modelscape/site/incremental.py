@@ -85,6 +85,7 @@ class IncrementalBuild:
         self.theme, self.manifest, self.known, self.state = theme, manifest, known, state
         self.taken = taken
         self.hashes = FileHashes(self.manifest.files, label=label)
+        manifest.read_summaries(folder)
         self.result = BuildResult(folder, warnings=list(found.warnings))
         self.pagefind = pagefind is not None
         self.plan = plan(
@@ -231,7 +232,14 @@ class IncrementalBuild:
             self.damaged,
             self.quick and listing is not None,
         )
-        saved.save(site.folder)
+        # The summaries are the last build's when every one is the one read (a cached
+        # summary is kept as the same object): their file is then not written again.
+        old = manifest.summaries
+        kept_summaries = self.summaries.keys() == old.keys() and all(
+            summary is old[key] for key, summary in self.summaries.items()
+        )
+        saved.summaries_sha256 = manifest.summaries_sha256
+        saved.save(site.folder, summaries_kept=kept_summaries)
         self.seal, self.paths = saved.seal, sorted(records)
         self.untouched = [path for path in self.paths if path in site.kept]
         write_marker(site.folder)

@@ -35,12 +35,23 @@ from modelscape.site.confine import replace_file, site_path
 from modelscape.site.seal import seal_of, sealed_body, signed
 from modelscape.site.warning import BuildWarning, restored, stored
 
-__all__ = ["MANIFEST", "PAGES", "Manifest", "OutputRecord", "kept_warnings", "read_warnings"]
+__all__ = [
+    "MANIFEST",
+    "PAGES",
+    "SUMMARIES",
+    "Manifest",
+    "OutputRecord",
+    "kept_warnings",
+    "read_warnings",
+]
 
 #: The manifest's file name inside the output folder.
 MANIFEST = ".modelscape-manifest.json"
 #: The file beside it with each page's links and search entry.
 PAGES = ".modelscape-pages.json"
+#: The file beside it with the run summaries (read only by a build that plans, and written
+#: only when a summary changed: at ten thousand pages they are most of the manifest's bytes).
+SUMMARIES = ".modelscape-summaries.json"
 #: 2: run summaries keep undefined quantities and are keyed by report and store.
 #: 3: links and search entries in PAGES; the site's key and the warnings of its checks.
 #: 4: sealed; the hash of the plan's inputs, the plan's order and warnings (a rebuild with
@@ -49,9 +60,10 @@ PAGES = ".modelscape-pages.json"
 #: pages file's sha256; the pages skipped as damaged.
 #: 6: warnings kept as path, line and message, the path relative to the content folder.
 #: 7: one cache layer: each output's record lists its input files; no key of the whole site
-#: (the hash of the content's listing, ``listing``, is what the records do not hold).
+#: (the hash of the content's listing, ``listing``, is what the records do not hold); the
+#: run summaries in SUMMARIES.
 _FORMAT = 7
-KEYS = ("outputs", "files", "summaries")
+KEYS = ("outputs", "files")
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -194,6 +206,9 @@ class Manifest:
     #: :meth:`load`.
     seal: str | None = field(default=None, compare=False)
     pages_sha256: str | None = field(default=None, compare=False)
+    #: The sha256 of the summaries file (``summaries`` are read from it by
+    #: :meth:`read_summaries`, not by :meth:`load`).
+    summaries_sha256: str | None = field(default=None, compare=False)
 
     @classmethod
     def load(cls, folder: Path) -> Manifest:
@@ -220,8 +235,8 @@ class Manifest:
         if data.get("format") != _FORMAT or data.get("modelscape") != __version__:
             return cls()
         try:
-            outputs_data, files, summaries = (data.get(k, {}) for k in KEYS)
-            if not all(isinstance(part, dict) for part in (outputs_data, files, summaries)):
+            outputs_data, files = (data.get(k, {}) for k in KEYS)
+            if not all(isinstance(part, dict) for part in (outputs_data, files)):
                 raise ValueError("not a manifest")
             outputs = {}
             for path, entry in outputs_data.items():
@@ -235,6 +250,7 @@ class Manifest:
             runs, checks = _texts(data.get("runs", [])), _warnings(data.get("checks", []))
             order, planned = _texts(data.get("order", [])), _warnings(data.get("planned", []))
             listing, pages, quick = data.get("listing"), data.get("pages"), data.get("quick")
+            summaries = data.get("summaries")
             mentions, damaged = data.get("mentions", {}), data.get("damaged", {})
             if not isinstance(mentions, dict) or not all(
                 isinstance(value, bool) for value in mentions.values()
@@ -248,8 +264,9 @@ class Manifest:
             return cls()
         listing = listing if isinstance(listing, str) else None
         kept = (runs, checks, listing, order, planned, mentions, damaged)
-        manifest = cls(outputs, dict(files), dict(summaries), *kept, quick is True)
+        manifest = cls(outputs, dict(files), {}, *kept, quick is True)
         manifest.seal = seal_of(text)
+        manifest.summaries_sha256 = summaries if isinstance(summaries, str) else None
         manifest.pages_sha256 = pages if isinstance(pages, str) else None
         return manifest
 
@@ -276,9 +293,30 @@ class Manifest:
         except (OSError, ValueError, RecursionError):
             self.outputs = {}
 
-    def save(self, folder: Path) -> None:
-        """Write the manifest and the pages file (each atomically: a crash leaves the old one
-        or the new one; the build's staging makes the pair one change)."""
+    def read_summaries(self, folder: Path) -> None:
+        """Read the run summaries from the summaries file beside the manifest, if it is the
+        one written with it (its sha256 is the one the manifest keeps); else none."""
+        self.summaries = {}
+        try:
+            text = (folder / SUMMARIES).read_bytes()
+            if self.summaries_sha256 != hashlib.sha256(text).hexdigest():
+                return
+            data = json.loads(text)
+        except (OSError, ValueError, RecursionError):
+            return
+        found = data.get("summaries") if isinstance(data, dict) else None
+        if isinstance(found, dict) and all(isinstance(value, dict) for value in found.values()):
+            self.summaries = found
+
+    def save(self, folder: Path, *, summaries_kept: bool = False) -> None:
+        """Write the manifest, the pages file and the summaries file (each atomically: a
+        crash leaves the old one or the new one). With ``summaries_kept``, the summaries
+        file is the one already in the output folder (``summaries_sha256``), not written."""
+        if not summaries_kept or self.summaries_sha256 is None:
+            listed = {"format": _FORMAT, "summaries": self.summaries}
+            encoded = json.dumps(listed, separators=(",", ":")).encode()
+            written = replace_file(folder / SUMMARIES, encoded)
+            self.summaries_sha256 = hashlib.sha256(written).hexdigest()
         outputs = sorted(self.outputs.items())
         pages = {path: data for path, record in outputs if (data := record.page_data())}
         listed = {"format": _FORMAT, "pages": pages}
@@ -291,7 +329,7 @@ class Manifest:
             "outputs": {path: record.data() for path, record in outputs},
             "files": self.files,
             "runs": self.runs,
-            "summaries": self.summaries,
+            "summaries": self.summaries_sha256,
             "listing": self.listing,
             "quick": self.quick,
             "order": self.order,

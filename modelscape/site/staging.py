@@ -30,14 +30,15 @@ from pathlib import Path
 
 from modelscape.site.config import SiteError
 from modelscape.site.confine import OutputFolder, is_inside, site_path
-from modelscape.site.manifest import MANIFEST, PAGES
+from modelscape.site.manifest import MANIFEST, PAGES, SUMMARIES
 from modelscape.site.ownership import MARKER, OutputState
 
 __all__ = ["StagedFolder", "staged"]
 
 #: The build's own files, moved into the output folder after every page, in this order: the
-#: pages file, then the manifest that holds its hash, then the marker bound to the manifest.
-_LAST = (PAGES, MANIFEST, MARKER)
+#: summaries and pages files, then the manifest that holds their hashes, then the marker
+#: bound to the manifest.
+_LAST = (SUMMARIES, PAGES, MANIFEST, MARKER)
 
 
 class StagedFolder(OutputFolder):

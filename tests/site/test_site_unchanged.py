@@ -23,7 +23,7 @@ import modelscape.site.plan
 import modelscape.site.unchanged
 from modelscape.site import SiteError, build_site
 from modelscape.site.build import _ASSETS
-from modelscape.site.manifest import MANIFEST, Manifest, OutputRecord
+from modelscape.site.manifest import MANIFEST, SUMMARIES, Manifest, OutputRecord
 from modelscape.site.pagesource import PageMaker
 from modelscape.site.render import ASSETS
 from modelscape.site.unchanged import SCENARIOS
@@ -58,6 +58,9 @@ def test_the_answer_is_the_planning_builds(
     assert manifest.quick
     assert manifest.order
     # The same manifest not marked quick: the next build plans, and finds nothing to write.
+    # (Read in full first, with the files beside it, so that saving it changes nothing else.)
+    manifest.read_pages(site)
+    manifest.read_summaries(site)
     Manifest(**{**vars(manifest), "quick": False}).save(site)
     planned = build_site(content, site)
     assert planned.rendered == []
@@ -218,12 +221,14 @@ def test_an_edited_manifest_never_keeps_a_stale_page(content: Path, tmp_path: Pa
         # The page's entry says the new size and time still have the old content's hash.
         entry = data["files"]["content:pages/about.md"]
         entry[0], entry[1] = stat.st_size, stat.st_mtime_ns
-        for key in data["summaries"]:
-            data["summaries"][key]["run"] = "forged"
         # Every page said to embed nothing, so a changed run would leave it as it is.
         data["mentions"] = dict.fromkeys(data["mentions"], False)
 
     _forge(site, hide_the_change)
+    summaries = json.loads((site / SUMMARIES).read_text(encoding="utf-8"))
+    for key in summaries["summaries"]:
+        summaries["summaries"][key]["run"] = "forged"
+    (site / SUMMARIES).write_text(json.dumps(summaries), encoding="utf-8")
     result = build_site(content, site)
     assert "about.html" in result.rendered
     assert "A new sentence." in (site / "about.html").read_text(encoding="utf-8")
