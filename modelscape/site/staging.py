@@ -24,14 +24,14 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 from modelscape.site.config import SiteError
 from modelscape.site.confine import OutputFolder, is_inside, site_path
 from modelscape.site.manifest import MANIFEST, PAGES, SUMMARIES
-from modelscape.site.ownership import MARKER, OutputState
+from modelscape.site.ownership import MARKER, OutputState, Signature
 
 __all__ = ["StagedFolder", "staged"]
 
@@ -45,10 +45,12 @@ class StagedFolder(OutputFolder):
     """The output folder as a staged build sees it: what it writes goes to the stage, what it
     keeps (``kept``: intact outputs) is read where it is, and what it removes is noted."""
 
-    def __init__(self, stage: Path, place: Path, kept: Collection[str]) -> None:
+    def __init__(self, stage: Path, place: Path, kept: Mapping[str, Signature]) -> None:
         super().__init__(stage)
         self.place = OutputFolder(place)
         self.kept = set(kept)
+        #: The kept files' signatures as the output folder's inspection found them.
+        self.found = kept
         #: Outputs of the output folder the build removed (gone when the build succeeds).
         self.removed: set[str] = set()
 
@@ -76,6 +78,8 @@ class StagedFolder(OutputFolder):
     def size(self, path: str) -> int | None:
         if path in self.removed:
             return None
+        if path in self.kept:  # inspected at the start of this build: no need to look again
+            return self.found[path][0]
         try:
             return self.target(path).stat().st_size
         except (OSError, SiteError):
