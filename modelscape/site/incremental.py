@@ -6,8 +6,8 @@ records of the manifest the last build left (see :mod:`modelscape.site.manifest`
 output folder as :func:`~modelscape.site.ownership.inspect` found it. When the content's
 listing is the last one, every output's record has the hash and the inputs the plan gives
 it, and every file is still the one written, there is nothing to write
-(:meth:`IncrementalBuild.unchanged`). Otherwise :meth:`IncrementalBuild.write`
-fills the staged copy of the output folder, which holds only the files the build keeps: it
+(:meth:`IncrementalBuild.unchanged`). Otherwise :meth:`IncrementalBuild.write` writes
+into the staged output folder (:class:`~modelscape.site.staging.StagedFolder`): it
 reuses the outputs whose inputs are unchanged and whose files are intact, makes the others,
 writes the site-wide files, removes the outputs the plan no longer has, and says what it found
 in the folder that it did not write.

@@ -26,6 +26,7 @@ from modelscape.site.build import _ASSETS
 from modelscape.site.manifest import MANIFEST, SUMMARIES, Manifest, OutputRecord
 from modelscape.site.pagesource import PageMaker
 from modelscape.site.render import ASSETS
+from modelscape.site.seal import signed
 from modelscape.site.unchanged import SCENARIOS
 from modelscape.specs.registry import GROUP
 from tests.site.sitetools import RUN
@@ -356,3 +357,47 @@ def test_a_resealed_table_does_not_look_outside(
     build_site(content, site)
     assert calls == [1]
     assert not any("outside" in path for path in looked)
+
+
+def test_each_record_lists_the_files_its_hash_read(content: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    build_site(content, site)
+    manifest = Manifest.load(site)
+    outputs = manifest.outputs
+    assert outputs["about.html"].inputs == ["content:pages/about.md"]
+    # A report page: its notes and store, and the runs' files through the catalog.
+    report = outputs[f"reports/{RUN}.html"].inputs
+    assert "runs:" in report
+    assert f"content:runs/{RUN}/store.db" in report
+    assert f"content:runs/{RUN}/report.json" in manifest.runs
+    assert outputs["404.html"].inputs == []
+    # Every input is in the table, which holds nothing no record or the runs name.
+    named = {label for record in outputs.values() for label in record.inputs}
+    assert named - {"runs:"} <= set(manifest.files)
+    assert set(manifest.files) == (named - {"runs:"}) | set(manifest.runs)
+
+
+def test_a_manifest_of_the_last_format_means_a_full_build(content: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    first = build_site(content, site)
+    text = (site / MANIFEST).read_bytes()
+    # The same manifest as format 6 wrote it, sealed with this machine's key.
+    body = text[: text.rindex(b',"seal":')].replace(b'"format":7', b'"format":6', 1)
+    (site / MANIFEST).write_bytes(signed(body))
+    again = build_site(content, site)
+    assert sorted(again.rendered) == sorted(first.rendered)
+    assert Manifest.load(site).listing is not None
+
+
+def test_the_summaries_are_written_only_when_one_changed(content: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    build_site(content, site)
+    inode = (site / SUMMARIES).stat().st_ino
+    about = content / "pages" / "about.md"
+    about.write_text(about.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+    assert "about.html" in build_site(content, site).rendered
+    assert (site / SUMMARIES).stat().st_ino == inode
+    report = content / "runs" / RUN / "report.json"
+    report.write_text(report.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    build_site(content, site)
+    assert (site / SUMMARIES).stat().st_ino != inode
