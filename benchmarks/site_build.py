@@ -19,13 +19,21 @@ It measures, in one run:
 
 CPU seconds are those of this process and of the worker processes it waited for.
 
+With ``--checkout`` (given twice or more), the same content is built by each checkout in turn,
+each in a process of its own whose ``PYTHONPATH`` is that checkout: cold, no change, no change
+in a new process, one page changed; and the figures are printed side by side, with each
+checkout's CPU seconds and wall seconds over the first one's. Each checkout builds its own copy
+of the content, so every one starts from the same files.
+
     python benchmarks/site_build.py [--pages 10000] [--reports 1000] [--workers N] [--browser]
+    python benchmarks/site_build.py --pages 1000 --reports 100 --checkout MAIN --checkout BRANCH
 """
 
 from __future__ import annotations
 
 import argparse
 import gzip
+import json
 import os
 import random
 import resource
@@ -181,6 +189,67 @@ def _fresh(content: Path, site: Path, workers: int | None) -> tuple[float, float
     return time.perf_counter() - wall, _cpu() - cpu
 
 
+#: The builds each checkout is measured on, in the order they run.
+STEPS = ("cold", "no change", "no change, new process", "one page changed")
+
+
+def _edit(content: Path) -> None:
+    """The change of the one-page-changed build: a line added to one markdown page."""
+    page = content / "pages" / "page-00000.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\nOne more line.\n", "utf-8")
+
+
+def _measure(content: Path, site: Path, workers: int | None) -> None:
+    """The four builds of one checkout (this process's modelscape), printed as JSON."""
+    figures = {}
+    for step in STEPS:
+        if step == "no change, new process":
+            figures[step] = _fresh(content, site, workers)
+            continue
+        if step == "one page changed":
+            _edit(content)
+        result, wall, cpu = _timed(content, site, workers)
+        figures[step] = (wall, cpu)
+        if step == "cold":
+            figures["pages"] = (float(result.pages), 0.0)  # type: ignore[attr-defined]
+    print(json.dumps(figures))
+
+
+def _compare(arguments: argparse.Namespace, content: Path, work: Path) -> None:
+    """Each checkout's figures on its own copy of ``content``, side by side."""
+    rows: dict[str, list[tuple[float, float]]] = {}
+    for number, checkout in enumerate(arguments.checkout):
+        commit = subprocess.run(
+            ["git", "-C", str(checkout), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+        ).stdout.strip()
+        print(f"measuring {checkout} at {commit or 'an unknown commit'}", flush=True)
+        copy = work / f"content-{number}"
+        shutil.copytree(content, copy, symlinks=True)
+        command = [sys.executable, __file__, "--measure", str(copy), str(work / f"site-{number}")]
+        command += [] if arguments.workers is None else ["--workers", str(arguments.workers)]
+        environment = {**os.environ, "PYTHONPATH": str(checkout)}
+        # Run from the checkout, so ``python -m modelscape`` finds that checkout's package too.
+        done = subprocess.run(
+            command, check=True, capture_output=True, text=True, env=environment, cwd=checkout
+        )
+        figures = json.loads(done.stdout.strip().splitlines()[-1])
+        for step in ("pages", *STEPS):
+            rows.setdefault(step, []).append(tuple(figures[step]))
+        print(f"measured {checkout}", flush=True)
+    print(f"pages: {', '.join(str(int(p)) for p, _ in rows.pop('pages'))}")
+    names = [Path(checkout).name for checkout in arguments.checkout]
+    print("step | " + " | ".join(names) + " | " + " | ".join(f"{n}/{names[0]}" for n in names[1:]))
+    for step, cells in rows.items():
+        (base_wall, base_cpu) = cells[0]
+        shown = [f"{wall:.2f} s wall, {cpu:.2f} CPU s" for wall, cpu in cells]
+        ratios = [
+            f"CPU {cpu / base_cpu:.2f}, wall {wall / base_wall:.2f}" for wall, cpu in cells[1:]
+        ]
+        print(f"{step} | " + " | ".join(shown + ratios))
+
+
 def main() -> None:
     """Build the synthetic site cold, then again, and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -193,7 +262,14 @@ def main() -> None:
     parser.add_argument(
         "--no-snapshots", action="store_true", help="stores without snapshots (as before 024)"
     )
+    parser.add_argument(
+        "--checkout", action="append", default=[], help="a checkout to measure (twice or more)"
+    )
+    parser.add_argument("--measure", nargs=2, type=Path, help=argparse.SUPPRESS)
     arguments = parser.parse_args()
+    if arguments.measure is not None:  # one checkout's builds, for --checkout
+        _measure(*arguments.measure, arguments.workers)
+        return
     with tempfile.TemporaryDirectory() as temporary:
         content = Path(temporary) / "content"
         site = arguments.keep or Path(temporary) / "site"
@@ -209,6 +285,10 @@ def main() -> None:
             snapshots=not arguments.no_snapshots,
         )
         made = time.perf_counter() - made
+        if arguments.checkout:
+            print(f"content made in {made:.1f} s ({markdown} markdown pages)", flush=True)
+            _compare(arguments, content, Path(temporary))
+            return
         workers = arguments.workers
         cold, cold_seconds, cold_cpu = _timed(content, site, workers)
         warm, warm_seconds, warm_cpu = _timed(content, site, workers)

@@ -378,6 +378,7 @@ def main() -> None:
     equivalent: dict[str, str] = (
         json.loads(EQUIVALENT.read_text(encoding="utf-8")) if EQUIVALENT.exists() else {}
     )
+    _warn_of_stale(equivalent, packages)
     folders = [_scratch() for _ in range(max(1, arguments.jobs))]
     try:
         test_map = (
@@ -392,6 +393,28 @@ def main() -> None:
         for folder in folders:
             shutil.rmtree(folder, ignore_errors=True)
     print_scores(packages, mutants, outcomes, equivalent)
+
+
+def stale(equivalent: dict[str, str], packages: list[str]) -> list[str]:
+    """The reviewed equivalents of ``packages`` that name no mutant of this tree.
+
+    An id names a place (file, line, column) and a change: once the code around it moves, the
+    review no longer applies to anything, and the mutant it was about is drawn again under
+    another id, to be reviewed again.
+    """
+    every = {m.id for m in draw(packages, sys.maxsize, 0)}
+    mine = tuple(f"modelscape/{package}/" for package in packages)
+    return sorted(name for name in equivalent if name.startswith(mine) and name not in every)
+
+
+def _warn_of_stale(equivalent: dict[str, str], packages: list[str]) -> None:
+    found = stale(equivalent, packages)
+    if found:
+        print(
+            f"{len(found)} reviewed equivalents name no mutant of this tree (their code moved"
+            f" or changed), e.g. {found[0]!r}: a moved one is drawn again under a new id",
+            flush=True,
+        )
 
 
 def _run_all(

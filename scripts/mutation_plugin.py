@@ -7,7 +7,8 @@ It does one of two things, chosen by environment variables:
   command line). A wanted id that is not collected stops the run as a usage error: the mutant
   then counts as an error to look at, never as killed.
 - ``MODELSCAPE_MUTATION_OUTCOMES`` names a file to write: one JSON object per test with its node
-  id, whether every phase passed and the seconds its phases took together.
+  id, whether every phase passed and the seconds its phases took together. It is set while the
+  map is recorded under coverage.
 """
 
 from __future__ import annotations

@@ -16,7 +16,14 @@ dark, through ``prefers-color-scheme``), the script saves a full-page PNG named
 - clipped text: an element that hides part of its text (``overflow: hidden`` or ``clip``
   with its text wider than its box);
 - chart labels: Plotly's SVG texts (ticks, axis titles, legend entries) that overlap each
-  other or fall outside the chart.
+  other or fall outside the chart;
+- the leaderboard in view (a page with the matrix, ``table[data-matrix]``): at 1280 px and
+  wider, its first data row ends within the first 900 px of the page; at every width, once its
+  scrolling region is scrolled sideways to the end, the first row's model cell is still inside
+  the window and the region, and not covered; once the region is scrolled down, its header's
+  model cell is still at the region's top;
+- findings first (a report page, known by its marked scorecards section): the page has a findings
+  section, and it comes before the page's first table.
 
 It prints one line per problem and exits 1 when there is any, 0 otherwise. Chromium is
 ``/usr/bin/chromium`` unless ``MODELSCAPE_CHROMIUM`` names another; it is driven through
@@ -34,6 +41,10 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 WIDTHS = (1280, 390)
+#: The window's height, and the fold the leaderboard's first row must end above.
+FOLD = 900
+#: From this width on, the leaderboard's first row must be above the fold.
+DESKTOP = 1280
 Scheme = Literal["light", "dark"]
 SCHEMES: tuple[Scheme, ...] = ("light", "dark")
 CHROMIUM = os.environ.get("MODELSCAPE_CHROMIUM", "/usr/bin/chromium")
@@ -145,6 +156,98 @@ CHECKS = r"""() => {
 }"""
 
 
+# Runs in any page; on a report page (its scorecards section is marked data-report-tables: a
+# model page has scorecards too, and no findings), the findings section must be there and come
+# before the first table.
+FINDINGS_FIRST = r"""() => {
+  if (!document.querySelector("[data-report-tables]")) return [];
+  const findings = document.getElementById("findings");
+  const table = document.querySelector("table");
+  if (!findings) return ["findings: the report page has no findings section"];
+  if (table && !(findings.compareDocumentPosition(table) & Node.DOCUMENT_POSITION_FOLLOWING)) {
+    return ["findings: the findings section comes after a table"];
+  }
+  return [];
+}"""
+
+
+def findings_precede_tables(page: Any) -> list[str]:
+    """Findings precede tables on report pages: the problems of a report page whose findings
+    section is missing or comes after a table (none for any other page)."""
+    return list(page.evaluate(FINDINGS_FIRST))
+
+
+# Runs in the leaderboard page, after the screenshot: it scrolls the page and the table's
+# region, and puts both back. Its argument is {fold, desktop}: the fold's height in pixels, and
+# whether the window is wide enough that the first row must be above it.
+LEADERBOARD_CHECKS = r"""({ fold, desktop }) => {
+  const problems = [];
+  const shown = (el) => el.getClientRects().length > 0 && !el.closest("[hidden]");
+  const table = Array.from(document.querySelectorAll("table[data-matrix]")).find(shown);
+  if (!table) return problems;
+  const row = Array.from(table.querySelectorAll("tbody tr[data-kind]")).find(shown);
+  if (!row) return problems;
+  const cell = row.querySelector("th[scope=row]") || row.cells[0];
+  window.scrollTo(0, 0);
+  if (desktop) {
+    const bottom = row.getBoundingClientRect().bottom + window.scrollY;
+    if (bottom > fold + 0.5) {
+      problems.push("leaderboard: its first row ends at " + Math.round(bottom) +
+        " px, below the first " + fold + " px");
+    }
+  }
+  const region = table.closest(".table-wrap");
+  if (!region) {
+    problems.push("leaderboard: the table has no scrolling region");
+    return problems;
+  }
+  // Whether a cell is on the screen, inside its region and not painted over by another cell:
+  // the point a third of the way into it must hit the cell or something inside it.
+  const seen = (target, what) => {
+    const box = target.getBoundingClientRect();
+    const frame = region.getBoundingClientRect();
+    const width = document.documentElement.clientWidth;
+    if (box.left < Math.max(0, frame.left) - 1 || box.right > Math.min(width, frame.right) + 1 ||
+        box.top < frame.top - 1 || box.bottom > frame.bottom + 1) {
+      return "leaderboard: " + what + " is out of view (" + Math.round(box.left) + " to " +
+        Math.round(box.right) + " px across, " + Math.round(box.top) + " to " +
+        Math.round(box.bottom) + " px down)";
+    }
+    const hit = document.elementFromPoint(box.left + Math.min(box.width / 3, 20),
+      box.top + Math.min(box.height / 3, 10));
+    if (!hit || !(hit === target || target.contains(hit))) {
+      const cover = hit ? hit.tagName.toLowerCase() : "nothing";
+      return "leaderboard: " + what + " is covered by " + cover;
+    }
+    return null;
+  };
+  // Page scrolled so that the region's top is in the window, as a reader scrolls to the table.
+  window.scrollTo(0, region.getBoundingClientRect().top + window.scrollY - 8);
+  if (region.scrollWidth > region.clientWidth + 1) {
+    region.scrollLeft = region.scrollWidth;
+    const found = seen(cell, "the model cell of the first row, scrolled sideways to the end,");
+    if (found) problems.push(found);
+    region.scrollLeft = 0;
+  }
+  const corner = table.tHead && table.tHead.rows[0] && table.tHead.rows[0].cells[0];
+  if (corner && region.scrollHeight > region.clientHeight + 1) {
+    region.scrollTop = region.scrollHeight;
+    const found = seen(corner, "the header's model cell, scrolled down to the end,");
+    if (found) problems.push(found);
+    region.scrollTop = 0;
+  }
+  window.scrollTo(0, 0);
+  return problems;
+}"""
+
+
+def leaderboard_problems(page: Any, *, width: int) -> list[str]:
+    """What keeps the leaderboard of an open page out of view (none on another page): its
+    first row below the fold on a wide window, or its model column or header rows that do
+    not stay in the table's region while it scrolls."""
+    return list(page.evaluate(LEADERBOARD_CHECKS, {"fold": FOLD, "desktop": width >= DESKTOP}))
+
+
 @dataclass(frozen=True)
 class Shot:
     """One page at one width and colour scheme: where its PNG went and what was wrong."""
@@ -197,7 +300,7 @@ class Browser:
     def shoot(self, url: str, *, width: int, scheme: Scheme, file: Path) -> list[str]:
         """Open ``url``, wait for its charts, save a full-page PNG, return its problems."""
         context: Any = self.browser.new_context(
-            viewport={"width": width, "height": 900}, color_scheme=scheme
+            viewport={"width": width, "height": FOLD}, color_scheme=scheme
         )
         try:
             page = context.new_page()
@@ -209,7 +312,10 @@ class Browser:
             if url.endswith("404.html"):
                 page.wait_for_selector("html[data-root]", state="attached")
             page.screenshot(path=str(file), full_page=True)
-            return list(page.evaluate(CHECKS))
+            problems = list(page.evaluate(CHECKS))
+            problems += findings_precede_tables(page)
+            problems += leaderboard_problems(page, width=width)
+            return problems
         finally:
             context.close()
 
@@ -240,13 +346,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output", type=Path, default=Path("build/screenshots"))
     parser.add_argument("--width", type=int, action="append", help="default: 1280 and 390")
     parser.add_argument("--scheme", choices=SCHEMES, action="append", help="default: both")
+    parser.add_argument(
+        "--page",
+        action="append",
+        help="a page to check, by its path in the site (index.html); default: one per template",
+    )
     arguments = parser.parse_args(argv)
     if not (arguments.site / "index.html").is_file():
         parser.error(f"{arguments.site}: no index.html; build the site first")
     widths = tuple(arguments.width or WIDTHS)
     schemes = cast(tuple[Scheme, ...], tuple(arguments.scheme or SCHEMES))
     failed = 0
-    for shot in screenshots(arguments.site, arguments.output, widths=widths, schemes=schemes):
+    chosen = {Path(path).stem: path for path in arguments.page} if arguments.page else None
+    for shot in screenshots(
+        arguments.site, arguments.output, widths=widths, schemes=schemes, pages=chosen
+    ):
         for problem in shot.problems:
             print(f"{shot.page} at {shot.width} px, {shot.scheme}: {problem}")
         failed += bool(shot.problems)

@@ -9,6 +9,11 @@ of observations by index. Observations no number uses are left out of the page.
 A number that compares two coordinates (a profile step, a boundary candidate, a scorecard's
 shift) also names the two: its set's ``steps`` entry holds both coordinates as the variants
 spell them, so the page can lay the outputs out side by side without embedding anything twice.
+A number that compares two targets on the same prompts (a divergence) names the two targets
+in its set's ``pairs`` entry, for the same side-by-side view with a target on each side.
+
+Several runs' evidence can share one page (a model page, a markdown page that embeds numbers
+of several runs): :func:`merge_data` puts their data one after the other, moving every index.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ from modelscape.records.stored import Observation
 from modelscape.results.results import Results, run_of
 from modelscape.task.space import Variant
 
-__all__ = ["OUTPUT_LIMIT", "Cell", "Evidence", "coordinate_text"]
+__all__ = ["OUTPUT_LIMIT", "Cell", "Evidence", "coordinate_text", "merge_data"]
 
 #: Two coordinates a number compares, each as :func:`coordinate_text` spells it.
 Step = tuple[str, str]
@@ -103,6 +108,7 @@ class Evidence:
         self._sets: list[frozenset[str]] = []
         self._index: dict[frozenset[str], int] = {}
         self._steps: dict[int, Step] = {}
+        self._pairs: dict[int, tuple[str, str]] = {}
 
     def cell(
         self,
@@ -111,11 +117,14 @@ class Evidence:
         label: str,
         *,
         step: tuple[Mapping[str, AxisValue], Mapping[str, AxisValue]] | None = None,
+        targets: tuple[str, str] | None = None,
     ) -> Cell:
         """A number computed from the measurements ``ids``.
 
         ``step`` gives the two coordinates the number compares (before, after), when it
         compares two; a step from a coordinate to itself (run-to-run variation) is no step.
+        ``targets`` gives the two targets it compares on the same prompts (first, second),
+        when it compares two (a divergence); a set that is a step stays one.
         """
         if self.results is None:
             return Cell(text=text, label=label)
@@ -130,6 +139,8 @@ class Evidence:
             before, after = coordinate_text(step[0]), coordinate_text(step[1])
             if before != after:
                 self._steps.setdefault(cell.evidence, (before, after))
+        if targets is not None and cell.evidence is not None and targets[0] != targets[1]:
+            self._pairs.setdefault(cell.evidence, targets)
         return cell
 
     @cached_property
@@ -175,16 +186,25 @@ class Evidence:
         """The JSON the page embeds: targets, variants, observations, and the evidence sets.
 
         ``steps`` runs beside ``sets``: for each set, the two coordinates it compares (as
-        ``[before, after]``), or None when its number is not a step.
+        ``[before, after]``), or None when its number is not a step. So does ``pairs``: the
+        two targets a set compares (indices into ``targets``, first then second), or None.
         """
         if self.results is None:
-            return {"targets": [], "variants": [], "observations": [], "sets": [], "steps": []}
+            return {
+                "targets": [],
+                "variants": [],
+                "observations": [],
+                "sets": [],
+                "steps": [],
+                "pairs": [],
+            }
         results = self.results
         run = run_of(results)
         found = embedded(results, self.observation_ids, self._long, limit=OUTPUT_LIMIT)
         position = {observation: i for i, observation in enumerate(found.ids)}
+        targets = list(run.targets)
         return {
-            "targets": list(run.targets),
+            "targets": targets,
             "variants": [_variant(run.variant(v)) for v in found.variants],
             "observations": found.entries,
             "sets": [_runs(sorted(position[i] for i in ids)) for ids in self._sets],
@@ -192,6 +212,7 @@ class Evidence:
                 list(self._steps[index]) if index in self._steps else None
                 for index in range(len(self._sets))
             ],
+            "pairs": [_pair(self._pairs.get(index), targets) for index in range(len(self._sets))],
         }
 
     def _long(self, key: str, text: str | None, name: str) -> dict[str, Any]:
@@ -205,6 +226,53 @@ class Evidence:
             self.attachments[path] = text
             entry[f"{key}_file"] = path
         return entry
+
+
+def _pair(names: tuple[str, str] | None, targets: list[str]) -> list[int] | None:
+    """Two targets by their index among ``targets``; None when either is not among them."""
+    if names is None or names[0] not in targets or names[1] not in targets:
+        return None
+    return [targets.index(names[0]), targets.index(names[1])]
+
+
+def merge_data(parts: Sequence[Mapping[str, Any]]) -> tuple[dict[str, Any], list[int]]:
+    """Several :meth:`Evidence.data` blobs as one, for a page that shows numbers of several
+    runs (the dialog reads one blob per page), and where each part's sets start in it.
+
+    Every index inside a part (an observation's target and variant, a set's runs of
+    observations, a pair's targets) moves by what the parts before it hold; ``steps`` need no
+    moving, since they name coordinates by their text.
+    """
+    merged: dict[str, Any] = {
+        "targets": [],
+        "variants": [],
+        "observations": [],
+        "sets": [],
+        "steps": [],
+        "pairs": [],
+    }
+    offsets = []
+    for data in parts:
+        offsets.append(len(merged["sets"]))
+        targets, variants = len(merged["targets"]), len(merged["variants"])
+        observations = len(merged["observations"])
+        merged["targets"].extend(data["targets"])
+        merged["variants"].extend(data["variants"])
+        merged["observations"].extend(
+            {**o, "target": o["target"] + targets, "variant": o["variant"] + variants}
+            for o in data["observations"]
+        )
+        merged["sets"].extend(
+            [v + observations if i % 2 == 0 else v for i, v in enumerate(runs)]
+            for runs in data["sets"]
+        )
+        count = len(data["sets"])
+        merged["steps"].extend(data.get("steps") or [None] * count)
+        merged["pairs"].extend(
+            None if pair is None else [pair[0] + targets, pair[1] + targets]
+            for pair in data.get("pairs") or [None] * count
+        )
+    return merged, offsets
 
 
 def _variant(variant: Variant) -> dict[str, Any]:

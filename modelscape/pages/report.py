@@ -1,9 +1,10 @@
 """ReportPage: a report as one page, where every number opens the outputs behind it.
 
-The page shows the scorecards per target and group, each axis's scores, the divergences from
-the first target, the behaviour profiles and axis sensitivity as charts, and the provenance of
-the run. Each number is a button; its outputs (prompt, raw output, the answer read from it,
-the correct answer, coordinate and repetition) are traced from the run's results and embedded
+The page opens with what the run found (see :mod:`modelscape.pages.findings`), then shows
+the scorecards per target and group, each axis's scores, the divergences from the first
+target, the behaviour profiles and axis sensitivity as charts, and the provenance of the
+run. Each number is a button; its outputs (prompt, raw output, the answer read from it, the
+correct answer, coordinate and repetition) are traced from the run's results and embedded
 once per page (see :mod:`modelscape.pages.evidence`); a number that compares two coordinates
 opens them side by side (see :mod:`modelscape.pages.profiles`).
 """
@@ -20,6 +21,7 @@ from modelscape.analysis.aggregates import AxisScore, BoundaryCandidate, Scoreca
 from modelscape.errors import ReportError, StoreError
 from modelscape.pages.charts import sensitivity_figure
 from modelscape.pages.evidence import Cell, Evidence
+from modelscape.pages.findings import finding_rows
 from modelscape.pages.page import Page
 from modelscape.pages.profiles import (
     Steps,
@@ -31,6 +33,7 @@ from modelscape.pages.profiles import (
 )
 from modelscape.pages.scenario import show_value
 from modelscape.pages.surfaces import surface_sections
+from modelscape.report.findings import findings
 from modelscape.report.power import axis_power, card_power, family_power
 from modelscape.report.report import Report
 from modelscape.report.summary import NEGATIVE, interval, number
@@ -231,10 +234,12 @@ class ReportPage(Page):
         return f"Report: {self.report.scenario} (version {self.report.version})"
 
     def context(self) -> dict[str, Any]:
-        """Every table, chart and the embedded evidence, with each number as a :class:`Cell`."""
+        """The findings, every table and chart, and the embedded evidence, with each number
+        as a :class:`Cell`."""
         evidence = Evidence(self.results, attachments=self.attachment_folder)
         report = self.report
         steps = steps_of(report)
+        found = finding_rows(findings(report), evidence, steps, self.results)
         scorecards = [self._scorecard(card, evidence, steps) for card in report.scorecards]
         divergences = [
             {
@@ -258,6 +263,7 @@ class ReportPage(Page):
                             c.measurement_ids,
                             f"{d.second} against {d.first} at {_coordinate(c.coordinate)}: "
                             "excess answer change",
+                            targets=(d.first, d.second),
                         )
                         .undefined(c.insufficient)
                         .warned(c.warnings),
@@ -289,6 +295,7 @@ class ReportPage(Page):
         return {
             "report": report,
             "negative": NEGATIVE if _has_negative(report) else None,
+            "findings": found,
             "attached": self.results is not None,
             "scorecards": scorecards,
             "divergences": divergences,

@@ -12,16 +12,17 @@ import textwrap
 from collections.abc import Sequence
 from typing import Literal, Protocol
 
-from modelscape.analysis.aggregates import Divergence, Scorecard
-from modelscape.report.power import Design, card_power
-from modelscape.report.provenance import Provenance
+from modelscape.analysis.aggregates import Scorecard
+from modelscape.report.findings import Findable, findings
+from modelscape.report.power import card_power
 
 __all__ = ["NEGATIVE", "Notes", "Summarized", "interval", "number", "summarize", "text_table"]
 
 
-class Summarized(Design, Protocol):
+class Summarized(Findable, Protocol):
     """What the summary reads of a report (a :class:`~modelscape.report.Report` is one):
-    its design (repetitions, criterion, inference) and the rest below.
+    what its findings read (design, targets, scorecards, divergences, provenance) and the
+    rest below.
 
     Named here, below the report, so that the report can print itself with this module and
     this module never imports the report back.
@@ -34,15 +35,7 @@ class Summarized(Design, Protocol):
     @property
     def experiment(self) -> str: ...
     @property
-    def targets(self) -> tuple[str, ...]: ...
-    @property
     def cases(self) -> int: ...
-    @property
-    def scorecards(self) -> tuple[Scorecard, ...]: ...
-    @property
-    def divergences(self) -> tuple[Divergence, ...]: ...
-    @property
-    def provenance(self) -> Provenance: ...
 
 
 #: What a negative excess change means, wherever one is shown.
@@ -303,8 +296,14 @@ def _failures(report: Summarized) -> list[str]:
     return lines
 
 
+def _findings(report: Summarized) -> list[str]:
+    """What the run found, one sentence a line: the words the report page opens with."""
+    return ["findings", *(f"  - {finding.text}" for finding in findings(report))]
+
+
 def summarize(report: Summarized) -> str:
-    """Scorecards, boundaries, thresholds, divergences and failures of a report as text."""
+    """What a report found, then its scorecards, boundaries, thresholds, divergences and
+    failures, as text."""
     inference = report.inference
     criterion = report.criterion
     notes = Notes()
@@ -315,6 +314,8 @@ def summarize(report: Summarized) -> str:
         f"boundaries: Holm-adjusted p <= {criterion.alpha:g} and excess > {criterion.min_excess:g}"
         f" · {inference.permutations} permutations, {inference.resamples} resamples, "
         f"{inference.confidence:.0%} {inference.interval} intervals",
+        "",
+        *_findings(report),
         "",
         *_scorecards(report, notes),
         "",

@@ -8,9 +8,10 @@
    is made from;
 3. render (:mod:`~modelscape.site.workers`): the jobs whose hash changed or whose file is
    missing, each returning what it made (file, search entry, files beside it, warnings);
-4. output (:mod:`~modelscape.site.incremental`): the files written into a staged copy of the
-   output folder, the outputs that no longer exist removed, the search index and sitemap
-   rewritten, every link checked, and the manifest kept for the next build.
+4. output (:mod:`~modelscape.site.incremental`): the files written beside the output folder
+   (see :mod:`~modelscape.site.staging`), the outputs that no longer exist removed, the
+   search index and sitemap rewritten, the links checked, and the manifest kept for the next
+   build.
 
 A build with nothing changed stops before stage 2, from the manifest alone (see
 :mod:`modelscape.site.unchanged`), and one whose plan is the last build's stops before stage 3.
@@ -133,9 +134,9 @@ def build_site(
     an output that is not the file the build wrote (see :mod:`modelscape.site.ownership`)
     is made again, each with a warning.
 
-    The site is built in a folder beside ``output`` and moved into its place only when the
-    build succeeds (see :mod:`modelscape.site.staging`): a build that fails, strictly or
-    otherwise, leaves ``output`` as it was. A build that finds nothing to make or remove
+    What the build makes is written into a folder beside ``output`` and moved into it only
+    when the build succeeds (see :mod:`modelscape.site.staging`): a build that fails,
+    strictly or otherwise, leaves ``output`` as it was. A build that finds nothing to make or remove
     writes nothing at all (into the output folder: when it had to read outputs again to know
     that they are intact, it keeps their new signatures in the user's cache). Without a base
     URL there is no ``sitemap.xml`` (its addresses must be absolute); the build says so in
@@ -187,15 +188,18 @@ def build_site(
         result.seconds = time.perf_counter() - started
         return result
 
-    # 3. Render and 4. write the output: the outputs whose hash changed are made, into a copy
-    #    of the output folder that replaces it only when the build succeeds.
-    with staged(folder, last.state.intact) as stage:
+    # 3. Render and 4. write the output: the outputs whose hash changed are made, beside the
+    #    output folder, which takes them only when the build succeeds.
+    with staged(folder, last.state) as stage:
         result = build.write(stage, notes)
         result.output = folder
         _refuse_warnings(result, strict)
-    # Taken now that the old folder is gone (which changed the kept files' change times):
-    # what the next build compares the files with.
-    write_signatures(folder, build.seal, signatures(folder, build.paths))
+    # What the next build compares the files with: the kept files were not touched, so their
+    # signatures are the ones found; the files moved in are looked at again.
+    untouched = set(build.untouched)
+    table = {path: last.state.intact[path] for path in build.untouched}
+    table.update(signatures(folder, [p for p in build.paths if p not in untouched]))
+    write_signatures(folder, build.seal, table)
     result.seconds = time.perf_counter() - started
     return result
 
@@ -260,8 +264,9 @@ def _plan(
     taken: list[str],
     workers: int | None,
 ) -> IncrementalBuild:
-    """The build planned against the output folder as it is (which the staged copy starts
-    from), keeping the fingerprint for the next build when the plan depends on nothing else."""
+    """The build planned against the output folder as it is (what the staged build keeps),
+    with the hash of the content's listing, which a build with nothing changed may be
+    answered from when the plan depends on nothing else."""
     build = IncrementalBuild(
         found,
         folder,
@@ -275,8 +280,8 @@ def _plan(
         limit=setting.limit,
         workers=workers,
     )
-    if build.kept and own_scenarios(build.registered, setting.scenarios):
-        build.inputs = setting.fingerprint(found)
+    build.listing = setting.fingerprint(found)
+    build.quick = build.kept and own_scenarios(build.registered, setting.scenarios)
     return build
 
 

@@ -51,7 +51,7 @@ from pydantic import ValidationError
 from modelscape._model import FrozenModel
 from modelscape._yaml import describe, load_yaml
 from modelscape.pages.charts import sensitivity_figure
-from modelscape.pages.evidence import Cell, Evidence
+from modelscape.pages.evidence import Cell, Evidence, merge_data
 from modelscape.pages.profiles import profile_sections, sensitivity_rows, steps_of
 from modelscape.pages.report import ReportPage
 from modelscape.report.report import Report
@@ -264,6 +264,7 @@ class Embeds:
                             interval(c.excess, c.low, c.high),
                             c.measurement_ids,
                             f"{d.second} against {d.first}: excess answer change",
+                            targets=(d.first, d.second),
                         )
                         .undefined(c.insufficient)
                         .warned(c.warnings),
@@ -295,23 +296,9 @@ class Embeds:
     def finish(self) -> tuple[list[dict[str, Any]], dict[str, Any], list[dict[str, Any]]]:
         """The items with their evidence indices moved into one page-wide numbering, the
         page's evidence (every run's, one after the other) and its figures."""
-        merged: dict[str, Any] = {"targets": [], "variants": [], "observations": [], "sets": []}
-        offsets: dict[str, int] = {}
-        for name, run in self.used.items():
-            offsets[name] = len(merged["sets"])
-            data = run.evidence.data()
-            targets, variants = len(merged["targets"]), len(merged["variants"])
-            observations = len(merged["observations"])
-            merged["targets"].extend(data["targets"])
-            merged["variants"].extend(data["variants"])
-            merged["observations"].extend(
-                {**o, "target": o["target"] + targets, "variant": o["variant"] + variants}
-                for o in data["observations"]
-            )
-            merged["sets"].extend(
-                [v + observations if i % 2 == 0 else v for i, v in enumerate(runs)]
-                for runs in data["sets"]
-            )
+        names = list(self.used)
+        merged, starts = merge_data([run.evidence.data() for run in self.used.values()])
+        offsets = dict(zip(names, starts, strict=True))
         items: list[dict[str, Any]] = []
         figures: list[dict[str, Any]] = []
         for index, item in enumerate(self.items):

@@ -1,10 +1,13 @@
-"""One build that plans: the plan compared with the last build's, then what changed written.
+"""One build that plans: the plan compared with the last build's records, then what changed
+written.
 
 :class:`IncrementalBuild` plans every output (see :mod:`modelscape.site.plan`) against the
-manifest the last build left, and the output folder as :func:`~modelscape.site.ownership.inspect`
-found it. When the plan is the last one and every file is still the one written, there is
-nothing to write (:meth:`IncrementalBuild.unchanged`). Otherwise :meth:`IncrementalBuild.write`
-fills the staged copy of the output folder, which holds only the files the build keeps: it
+records of the manifest the last build left (see :mod:`modelscape.site.manifest`), and the
+output folder as :func:`~modelscape.site.ownership.inspect` found it. When the content's
+listing is the last one, every output's record has the hash and the inputs the plan gives
+it, and every file is still the one written, there is nothing to write
+(:meth:`IncrementalBuild.unchanged`). Otherwise :meth:`IncrementalBuild.write` writes
+into the staged output folder (:class:`~modelscape.site.staging.StagedFolder`): it
 reuses the outputs whose inputs are unchanged and whose files are intact, makes the others,
 writes the site-wide files, removes the outputs the plan no longer has, and says what it found
 in the folder that it did not write.
@@ -16,7 +19,6 @@ import hashlib
 from collections.abc import Callable
 from pathlib import Path
 
-from modelscape import __version__
 from modelscape.site.confine import OutputFolder
 from modelscape.site.content import Content
 from modelscape.site.jobs import BuildResult, FileHashes, digest_of
@@ -24,6 +26,7 @@ from modelscape.site.manifest import Manifest, OutputRecord, kept_warnings, read
 from modelscape.site.ownership import OutputState, listing, write_marker
 from modelscape.site.search import pagefind_outputs
 from modelscape.site.sitewide import broken_links, links_of, search_index, sitemap, too_large
+from modelscape.site.staging import StagedFolder
 from modelscape.site.theme import ASSETS, Theme
 from modelscape.site.warning import warning_at
 from modelscape.site.workers import make_all, worker_count
@@ -79,6 +82,7 @@ class IncrementalBuild:
         self.theme, self.manifest, self.known, self.state = theme, manifest, known, state
         self.taken = taken
         self.hashes = FileHashes(self.manifest.files, label=label)
+        manifest.read_summaries(folder)
         self.result = BuildResult(folder, warnings=list(found.warnings))
         self.pagefind = pagefind is not None
         self.plan = plan(
@@ -88,44 +92,45 @@ class IncrementalBuild:
         self.registered, self.damaged = self.plan.registered, self.plan.damaged
         self.result.warnings.extend(self.plan.warnings)
         self.planned = kept_warnings(self.plan.warnings, found.root)
-        # The hash of the plan's inputs is kept for the next build only when it and the input
-        # files' table decide the plan: not when a file elsewhere was read (nor, see
-        # build_site, a scenario of another package).
+        # The next build may be answered without planning only when the content's listing
+        # and the records' input files decide the plan: not when a file elsewhere was read
+        # (nor, see build_site, a scenario of another package).
         known_labels = ("content:", "theme:", "modelscape:")
         self.kept = all(key.startswith(known_labels) for key in self.hashes.seen)
-        self.inputs: str | None = None
-        # What decides every output and site-wide file: when it is the last build's, and its
-        # files are all there, there is nothing to make.
-        self.key = digest_of(
-            __version__,
-            [(job.path, job.digest) for job in self.jobs],
-            found.config.model_dump(mode="json"),
-            limit,
-            pagefind,
-        )
-        #: After :meth:`write`: the manifest's seal and the paths of the site's files.
+        #: The hash of the content's listing and settings (set by build_site), and whether
+        #: the next build with nothing changed may answer from the records alone.
+        self.listing: str | None = None
+        self.quick = False
+        #: After :meth:`write`: the manifest's seal, the paths of the site's files, and
+        #: those of them the build kept as they were (not written again).
         self.seal: str | None = None
         self.paths: list[str] = []
+        self.untouched: list[str] = []
 
     def unchanged(self, notes: list[str]) -> BuildResult | None:
         """The result of a build that has nothing to write, or None if it has something.
 
-        Nothing to write means: the same key as the last build, the same input files and
-        run summaries (else the manifest's caches change), and every output still the file
-        the build wrote, with nothing else in the folder.
+        Nothing to write means: the same listing as the last build's (the settings and the
+        versions with it, which decide the site-wide files), every output's record with the
+        hash and the inputs the plan gives it, the same input files and caches (else the
+        manifest changes), and every output still the file the build wrote, with nothing
+        else in the folder.
         """
-        manifest, result = self.manifest, self.result
+        manifest, result, plan = self.manifest, self.result, self.plan
         if (
-            manifest.key != self.key
+            self.listing is None
+            or manifest.listing != self.listing
+            or manifest.order != [job.path for job in self.jobs]
             or self.hashes.seen != manifest.files
-            or self.summaries != manifest.summaries
-            or self.damaged != manifest.damaged
+            or (self.summaries, self.damaged) != (manifest.summaries, manifest.damaged)
+            or (plan.mentioned, plan.runs) != (manifest.mentions, manifest.runs)
+            or self.planned != manifest.planned
         ):
             return None
         listed: list[str] = []
         for job in self.jobs:
             known = manifest.outputs.get(job.path)
-            if known is None or known.digest != job.digest:
+            if known is None or known.digest != job.digest or known.inputs != list(job.inputs):
                 return None
             listed.extend([job.path, *known.files])
             result.warnings.extend(read_warnings(known.warnings, self.found.root))
@@ -137,24 +142,26 @@ class IncrementalBuild:
         result.notes.extend(notes)
         return result
 
-    def write(self, folder: Path, notes: list[str]) -> BuildResult:
-        """Make what changed into ``folder`` (the staged copy of the output folder)."""
+    def write(self, site: StagedFolder, notes: list[str]) -> BuildResult:
+        """Make what changed into ``site`` (the output folder, staged)."""
         found, manifest, result, jobs = self.found, self.manifest, self.result, self.jobs
         root = found.root
         manifest.read_pages(self.folder)
-        site = OutputFolder(folder)
         site.create()
         records: dict[str, OutputRecord] = {}
+        checked: set[str] = set()  # kept with the links the last build checked
         todo = []
         for number, job in enumerate(jobs):
             known = manifest.outputs.get(job.path)
-            # The staged folder holds only intact files: one that is there is the one written.
+            # The staged folder keeps only intact files: one that is there is the one written.
             if (
                 known is not None
                 and known.digest == job.digest
                 and all(site.size(p) is not None for p in (job.path, *known.files))
             ):
+                known.inputs = list(job.inputs)
                 records[job.path] = known
+                checked.add(job.path)
                 records.update(
                     {p: manifest.outputs.get(p) or OutputRecord(job.digest) for p in known.files}
                 )
@@ -179,6 +186,7 @@ class IncrementalBuild:
             made_records[job.path] = OutputRecord(
                 job.digest, links, made.title, made.text, met, sorted(made.files)
             )
+            made_records[job.path].inputs = list(job.inputs)
             result.rendered.extend([job.path, *sorted(made.files)])
         # Every reader of the records sorts them, so which process made a page does not show.
         records.update(made_records)
@@ -191,13 +199,12 @@ class IncrementalBuild:
                 site, "sitemap.xml", sitemap(pages, config.base_url), result
             )
         records[".nojekyll"] = _generated(site, ".nojekyll", "", result)
-        key, inputs = self.key, self.inputs
+        listing = self.listing
         if self.pagefind:
             made_index = pagefind_outputs(site, records, manifest.outputs, result)
             records.update(made_index)
-            if not made_index:  # Pagefind failed: a key no plan has, so the next build tries
-                key += ":incomplete"  # again (and still reads the pages file of this one)
-                inputs = None
+            if not made_index:  # Pagefind failed: no listing, so the next build plans, finds
+                listing = None  # no index among the records, and tries again
         result.notes.extend(notes)
         # Last, once every output is known: the files of outputs the plan no longer has (and
         # an old Pagefind index's chunks) go.
@@ -206,16 +213,33 @@ class IncrementalBuild:
             if path in state.changed or (path in state.intact and site.remove(path)):
                 result.removed.append(path)
         self._report_folder(records, result)
-        checks = broken_links(records, config.base_path)
-        checks.extend(too_large(site, list(records), self.limit))
-        result.warnings.extend(checks)
         _written(site, records)
+        changed = set(records).symmetric_difference(manifest.outputs)
+        checks = broken_links(records, config.base_path, checked=checked, changed=changed)
+        checks.extend(too_large(records, self.limit))
+        result.warnings.extend(checks)
         order = [job.path for job in jobs]
-        kept = (key, kept_warnings(checks, root), inputs, order, self.planned, self.plan.mentioned)
-        saved = Manifest(records, self.hashes.seen, self.summaries, *kept, self.damaged)
-        saved.save(folder)
+        kept = (kept_warnings(checks, root), listing, order, self.planned, self.plan.mentioned)
+        saved = Manifest(
+            records,
+            self.hashes.seen,
+            self.summaries,
+            self.plan.runs,
+            *kept,
+            self.damaged,
+            self.quick and listing is not None,
+        )
+        # The summaries are the last build's when every one is the one read (a cached
+        # summary is kept as the same object): their file is then not written again.
+        old = manifest.summaries
+        kept_summaries = self.summaries.keys() == old.keys() and all(
+            summary is old[key] for key, summary in self.summaries.items()
+        )
+        saved.summaries_sha256 = manifest.summaries_sha256
+        saved.save(site.folder, summaries_kept=kept_summaries)
         self.seal, self.paths = saved.seal, sorted(records)
-        write_marker(folder)
+        self.untouched = [path for path in self.paths if path in site.kept]
+        write_marker(site.folder)
         return result
 
     def _report_folder(self, records: dict[str, OutputRecord], result: BuildResult) -> None:

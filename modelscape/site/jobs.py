@@ -14,14 +14,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from modelscape.site.warning import BuildWarning
 
-__all__ = ["BuildResult", "FileHashes", "Job", "Made", "digest_of"]
+__all__ = ["RUNS", "BuildResult", "FileHashes", "Job", "Made", "digest_of"]
+
+#: The input that stands, in an output's record, for the files of every run (reports and
+#: stores): what the catalog is made of, which most pages show a part of (the leaderboard,
+#: the neighbours of a report, a model's runs). Listed once in the manifest, not per page.
+RUNS = "runs:"
 
 
 @dataclass(frozen=True)
@@ -39,11 +45,14 @@ class Made:
 
 @dataclass(frozen=True)
 class Job:
-    """One output to make: its site path, the hash of its inputs, and how to make it."""
+    """One output to make: its site path, the hash of its inputs, how to make it, and the
+    input files its hash was made from (their labels, as :class:`FileHashes` recorded them
+    while the planner computed the hash; :data:`RUNS` stands for every run's files)."""
 
     path: str
     digest: str
     make: Callable[[], Made]
+    inputs: tuple[str, ...] = ()
 
 
 @dataclass
@@ -104,19 +113,48 @@ class FileHashes:
         self.known = dict(known or {})
         self.seen: dict[str, list[object]] = {}
         self.label = label
+        #: This build's answers by path, so a file many hashes use is looked at once.
+        self._answers: dict[str, tuple[str, str]] = {}
+        self._recorders: list[set[str]] = []
 
     def __call__(self, path: Path) -> str:
         """The sha256 of a file's bytes (hex, shortened)."""
-        key = self.label(path)
-        info = path.stat()
+        text = os.fspath(path)
+        answer = self._answers.get(text)
+        if answer is None:
+            answer = self._answers[text] = self._hash(text)
+        for recorder in self._recorders:
+            recorder.add(answer[0])
+        return answer[1]
+
+    def _hash(self, text: str) -> tuple[str, str]:
+        """The label and the hash of one file, read only when its size or time changed."""
+        key = self.label(Path(text))
+        info = os.stat(text)
         cached = self.known.get(key)
         if cached is not None and cached[0] == info.st_size and cached[1] == info.st_mtime_ns:
             digest = str(cached[2])
         else:
             hasher = hashlib.sha256()
-            with path.open("rb") as file:
+            with open(text, "rb") as file:
                 for block in iter(lambda: file.read(1 << 20), b""):
                     hasher.update(block)
             digest = hasher.hexdigest()[:20]
         self.seen[key] = [info.st_size, info.st_mtime_ns, digest]
-        return digest
+        return key, digest
+
+    @contextmanager
+    def recording(self) -> Iterator[set[str]]:
+        """The labels of the files hashed inside the block (an outer block sees them too):
+        how the planner learns which files each output's hash was made from."""
+        recorder: set[str] = set()
+        self._recorders.append(recorder)
+        try:
+            yield recorder
+        finally:
+            self._recorders.pop()
+
+    def note(self, label: str) -> None:
+        """Record an input that is not one file (:data:`RUNS`) in the blocks open now."""
+        for recorder in self._recorders:
+            recorder.add(label)

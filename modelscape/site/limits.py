@@ -54,10 +54,31 @@ class PageTooLargeError(SiteError):
     """A page grew past :data:`MAX_OUTPUT_CHARS` characters."""
 
 
-def _raise_in(thread: int, error: type[BaseException] | None) -> None:
-    """Have ``thread`` raise ``error`` at its next step of Python code (None: not any more)."""
-    exception = ctypes.py_object(error) if error is not None else None
-    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), exception)
+def _raise_in(thread: int, error: type[BaseException]) -> None:
+    """Have ``thread`` raise ``error`` at its next step of Python code."""
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread), ctypes.py_object(error))
+
+
+class _TakenBack(BaseException):
+    """Raised by a thread into itself, and caught at once, to take back a pending exception."""
+
+
+def _take_back() -> None:
+    """Take back, in this thread, any exception the watchdog raised that has not arrived.
+
+    ``PyThreadState_SetAsyncExc(thread, NULL)`` would take it back too, but on CPython 3.11 it
+    leaves the interpreter's "asynchronous exception pending" signal set with nothing pending,
+    and a thread with a trace function (coverage's, a debugger's, a tracing profiler's) then
+    never gets past the start of the next function it calls: a site build under coverage hung
+    for good. Raising an exception of this module's own replaces a pending one, and once it is
+    delivered and caught the signal is clear, as after any delivered exception.
+    """
+    try:
+        _raise_in(threading.get_ident(), _TakenBack)
+        while True:  # delivered at the next check of the signal: here, within a few steps
+            pass
+    except _TakenBack:
+        pass
 
 
 @contextmanager
@@ -103,7 +124,7 @@ def time_limit(seconds: float | None = None) -> Iterator[None]:
                 ended.set()
                 if watchdog.is_alive():
                     watchdog.join()
-                _raise_in(thread, None)
+                _take_back()
             except RenderTimeoutError as error:
                 late = error
                 continue

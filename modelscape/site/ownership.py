@@ -37,7 +37,7 @@ from pathlib import Path
 
 from modelscape.site.config import SiteError
 from modelscape.site.confine import replace_file
-from modelscape.site.manifest import MANIFEST, PAGES, OutputRecord
+from modelscape.site.manifest import MANIFEST, PAGES, SUMMARIES, OutputRecord
 from modelscape.site.seal import cache_folder
 
 __all__ = [
@@ -58,7 +58,7 @@ __all__ = [
 #: The file whose presence says that a modelscape build made the folder.
 MARKER = ".modelscape-build"
 #: The files the build keeps for itself at the top of the folder.
-OWN_FILES = frozenset({MANIFEST, PAGES, MARKER})
+OWN_FILES = frozenset({MANIFEST, PAGES, SUMMARIES, MARKER})
 #: A top-level entry that is the user's, not the site's: never read, listed or removed.
 KEPT_AS_IS = ".git"
 #: The most entries a message lists before "and N more".

@@ -30,12 +30,14 @@ from modelscape.site.content import Content, PageSource, RunFolder
 from modelscape.site.embeds import Embeds, RunData
 from modelscape.site.jobs import Made
 from modelscape.site.markdown import DamagedTextError, Markdown, parse_markdown
+from modelscape.site.model_numbers import model_numbers
 from modelscape.site.render import Frame, relative_root, render, rendering
 from modelscape.site.theme import Theme
 from modelscape.site.views import (
     ChartsPage,
     IndexPage,
     MarkdownPage,
+    ModelOutputsPage,
     ModelPage,
     NotFoundPage,
     ResultsPage,
@@ -233,7 +235,17 @@ class PageMaker:
             reported = sorted({m for e in entries for m in e.headline.models})
             scenarios = sorted({e.run.scenario for e in entries})
             text = " ".join(["scenarios:", *scenarios, "reported:", *reported])
-            return Made(self._page(ModelPage(name, self.catalog), path), f"Model {name}", text)
+            # A store that cannot be read is the warning of its report page; here its run's
+            # numbers just stay links to that page.
+            unread: list[BuildWarning] = []
+            numbers = model_numbers(
+                name,
+                entries,
+                lambda run: self._run_data(run, page=path, warnings=unread, keep=False),
+            )
+            kind = ModelOutputsPage if numbers.evidence is not None else ModelPage
+            html = self._page(kind(name, self.catalog, numbers), path)
+            return Made(html, f"Model {name}", text)
 
         return make
 
@@ -270,14 +282,21 @@ class PageMaker:
 
         return make
 
-    def _run_data(self, name: str, *, page: str, warnings: list[BuildWarning]) -> RunData | None:
-        """A run as a page's embeds use it (its outputs read once per build), or None."""
+    def _run_data(
+        self, name: str, *, page: str, warnings: list[BuildWarning], keep: bool = True
+    ) -> RunData | None:
+        """A run as a page's embeds use it (its outputs read once per build), or None.
+
+        Without ``keep`` (a model page, made for every model of a large site), the outputs
+        come from the bounded cache of :meth:`outputs` alone and are not held for the build.
+        """
         folder = next((r for r in self.content.runs if r.name == name), None)
         if folder is None or name not in self.catalog.runs:
             return None
         report = self.loaded.get(name) or Report.load(folder.report)
-        self.loaded[name] = report
-        if name not in self._results:
+        if keep:
+            self.loaded[name] = report
+        if name not in self._results or not keep:
             results = None
             if folder.store is not None:
                 try:
@@ -285,6 +304,9 @@ class PageMaker:
                 except ModelscapeError as error:
                     reason = quoted(error, self.content.root)
                     warnings.append(warning_at(folder.store, f"outputs not attached: {reason}"))
+            if not keep:
+                href = relative_root(page) + self.catalog.report_path(name)
+                return RunData(report, ReportPage(report, results), Evidence(results), href)
             self._results[name] = results
         results = self._results[name]
         href = relative_root(page) + self.catalog.report_path(name)

@@ -7,9 +7,10 @@ A page is made only later, and only if its hash changed (see :mod:`modelscape.si
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
@@ -23,15 +24,18 @@ from modelscape.site.config import SiteError
 from modelscape.site.content import Content, RunFolder
 from modelscape.site.embeds import mentions
 from modelscape.site.exports import leaderboard_files
-from modelscape.site.jobs import FileHashes, Job, Made, digest_of
+from modelscape.site.jobs import RUNS, FileHashes, Job, Made, digest_of
 from modelscape.site.manifest import Manifest
 from modelscape.site.markdown import front_matter_damage
 from modelscape.site.pagesource import PageMaker
 from modelscape.site.theme import ASSETS, Theme
+from modelscape.site.views import OUTPUT_SCRIPTS
 from modelscape.site.warning import BuildWarning, quoted, warning_at
 from modelscape.site.workers import REPORT_COST, forked_map, worker_count
 
 __all__ = ["Plan", "plan"]
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -43,7 +47,9 @@ class Plan:
     scenarios looked up among installed packages (the plan then depends on what is
     installed, not only on files); ``mentioned``: whether each markdown page may embed
     results, by the hash of its file; ``damaged``: the pages left out as damaged, by the hash
-    of their file, with where (both kept for the next build, see :func:`_mentions`).
+    of their file, with where (both kept for the next build, see :func:`_mentions`);
+    ``runs``: the labels of every run's files (its report and store), which a job's record
+    names together as :data:`~modelscape.site.jobs.RUNS`.
     """
 
     jobs: list[Job] = field(default_factory=list)
@@ -52,6 +58,7 @@ class Plan:
     registered: list[str] = field(default_factory=list)
     mentioned: dict[str, bool] = field(default_factory=dict)
     damaged: dict[str, str] = field(default_factory=dict)
+    runs: list[str] = field(default_factory=list)
 
 
 def _cached_summary(cached: object) -> RunSummary | None:
@@ -170,7 +177,9 @@ def plan(
     made = Plan()
     warnings, registered = made.warnings, made.registered
     mentioned, damaged = made.mentioned, made.damaged
-    runs, keys, made.summaries = _summaries(content, hashes, manifest, warnings, workers)
+    with hashes.recording() as run_files:
+        runs, keys, made.summaries = _summaries(content, hashes, manifest, warnings, workers)
+    made.runs = sorted(run_files)
     catalog = Catalog(runs, content.specs)
     maker = PageMaker(content, theme, catalog, {})
     warnings.extend(maker.missing_specs())
@@ -180,10 +189,24 @@ def plan(
     base = digest_of(__version__, theme.digest, content.config.model_dump(mode="json"))
     jobs = made.jobs
 
-    def copy(path: str, source: Path) -> None:
-        jobs.append(Job(path, hashes(source), lambda: Made(source.read_bytes())))
+    def add(path: str, make: Callable[[], Made], parts: Callable[[], object]) -> None:
+        # The files hashed while the job's hash is computed are the inputs its record lists.
+        with hashes.recording() as read:
+            digest = parts() if path in copies else digest_of(base, parts())
+        jobs.append(Job(path, str(digest), make, tuple(sorted(read))))
 
-    shared = (STYLESHEET, PLOTLY_FILE, PLOTLY_LICENSE)
+    def from_runs(value: T) -> T:
+        """A part made from every run (the catalog): the job lists the runs as its input."""
+        hashes.note(RUNS)
+        return value
+
+    copies: set[str] = set()
+
+    def copy(path: str, source: Path) -> None:
+        copies.add(path)
+        add(path, lambda: Made(source.read_bytes()), lambda: hashes(source))
+
+    shared = (STYLESHEET, PLOTLY_FILE, PLOTLY_LICENSE, *OUTPUT_SCRIPTS)
     for name, source in theme.static.items():
         if name in shared or name == SEARCH_INDEX:
             raise SiteError(
@@ -202,53 +225,50 @@ def plan(
         digest_of(catalog.model_pages, catalog.run_pages),
         digest_of(catalog.run_pages),
     )
-    index = digest_of(base, "index", all_runs, slugs[0], maker.method_page())
-    jobs.append(Job("index.html", index, maker.index))
+    method = maker.method_page()
+    add("index.html", maker.index, lambda: ("index", from_runs((all_runs, slugs[0])), method))
     # The leaderboard's data, made from what the index is made from.
     for path, make in leaderboard_files(catalog, title=content.config.title).items():
-        jobs.append(Job(path, digest_of(base, path, all_runs, slugs[0]), make))
+
+        def board(path: str = path) -> object:
+            return (path, from_runs((all_runs, slugs[0])))
+
+        add(path, make, board)
     for name in catalog.scenario_pages:
         spec = maker.spec_of(name)
         python = maker.registered(name) if spec is None else None
         if spec is None:
             registered.append(name)
-        spec_inputs = (
-            (spec.name, hashes(spec)) if spec is not None else python and python.identity.id
-        )
-        scenario_runs = sorted(keys[r.run] for r in catalog.by_scenario(name))
-        jobs.append(
-            Job(
-                catalog.scenario_path(name),
-                digest_of(base, "scenario", name, spec_inputs, scenario_runs, slugs[1]),
-                maker.scenario(name, spec),
+
+        def scenario(name: str = name, spec: Path | None = spec, python: Any = python) -> object:
+            spec_inputs = (
+                (spec.name, hashes(spec)) if spec is not None else python and python.identity.id
             )
-        )
+            scenario_runs = sorted(keys[r.run] for r in catalog.by_scenario(name))
+            return ("scenario", name, spec_inputs, from_runs((scenario_runs, slugs[1])))
+
+        add(catalog.scenario_path(name), maker.scenario(name, spec), scenario)
     for run in content.runs:
         if run.name not in runs:
             continue
-        run_inputs = [hashes(f) if f is not None else None for f in (run.store, run.notes)]
         summary = runs[run.name]
         neighbours = (
             catalog.scenario_pages[summary.scenario],
             [catalog.model_pages[h.target] for h in summary.targets],
         )
-        path = catalog.report_path(run.name)
-        jobs.append(
-            Job(
-                path,
-                digest_of(base, "report", keys[run.name], run_inputs, neighbours),
-                maker.report(run),
-            )
-        )
+
+        def report(run: RunFolder = run, neighbours: object = neighbours) -> object:
+            run_inputs = [hashes(f) if f is not None else None for f in (run.store, run.notes)]
+            return ("report", from_runs(keys[run.name]), run_inputs, from_runs(neighbours))
+
+        add(catalog.report_path(run.name), maker.report(run), report)
     for name in catalog.model_pages:
-        model_runs = sorted(keys[run] for run in catalog.compared_runs(name))
-        jobs.append(
-            Job(
-                catalog.model_path(name),
-                digest_of(base, "model", name, model_runs, slugs[0]),
-                maker.model(name),
-            )
-        )
+
+        def model(name: str = name) -> object:
+            model_runs = sorted(keys[run] for run in catalog.compared_runs(name))
+            return ("model", name, from_runs((model_runs, slugs[0])))
+
+        add(catalog.model_path(name), maker.model(name), model)
     for markdown in content.pages:
         # A page that embeds results shows the runs' numbers and links their report pages.
         digest = hashes(markdown.source)
@@ -260,16 +280,13 @@ def plan(
             )
             warnings.append(warning_at(markdown.source, message))
             continue
-        runs_used = (all_runs, slugs[2]) if uses else None
-        jobs.append(
-            Job(
-                markdown.output,
-                digest_of(base, "page", digest, runs_used),
-                maker.markdown(markdown),
-            )
-        )
-    jobs.append(Job("search.html", digest_of(base, "search", pagefind), maker.search))
-    jobs.append(Job("404.html", digest_of(base, "404"), maker.not_found))
+
+        def page(source: Path = markdown.source, uses: bool = uses) -> object:
+            return ("page", hashes(source), from_runs((all_runs, slugs[2])) if uses else None)
+
+        add(markdown.output, maker.markdown(markdown), page)
+    add("search.html", maker.search, lambda: ("search", pagefind))
+    add("404.html", maker.not_found, lambda: "404")
     _one_each(jobs)
     return made
 

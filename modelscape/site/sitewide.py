@@ -3,7 +3,9 @@ the link check and the file-size check.
 
 Each is made from the records the manifest keeps for every output (see
 :mod:`modelscape.site.manifest`), so a build that changes one page makes them again without
-reading any other page back.
+reading any other page back. The link check goes further: a page kept from the last build
+keeps the broken links that build found, unless a path its links may reach was added or
+removed since, so a build that changes one page resolves the links of that page alone.
 """
 
 from __future__ import annotations
@@ -12,9 +14,9 @@ import html
 import json
 import posixpath
 import re
+from collections.abc import Collection, Mapping
 from urllib.parse import unquote, urlsplit
 
-from modelscape.site.confine import OutputFolder
 from modelscape.site.manifest import OutputRecord
 from modelscape.site.warning import BuildWarning
 
@@ -45,15 +47,45 @@ def _resolve(page: str, link: str, base_path: str) -> str | None:
     return path
 
 
-def broken_links(outputs: dict[str, OutputRecord], base_path: str) -> list[BuildWarning]:
-    """Warnings for links of any output that point at no file of the site."""
+def _may_reach(links: list[str], names: Collection[str]) -> bool:
+    """Whether any of ``links`` may point at a file of one of ``names`` (file names): the
+    name is in the link, or the link ends at a folder (its ``index.html``). A cheap test
+    that never says no wrongly; resolving the link says for certain."""
+    for link in links:
+        text = unquote(link)
+        if any(name in text for name in names):
+            return True
+        if "index.html" in names and urlsplit(text).path.endswith(("/", ".")):
+            return True
+    return False
+
+
+def broken_links(
+    outputs: Mapping[str, OutputRecord],
+    base_path: str,
+    *,
+    checked: Collection[str] = (),
+    changed: Collection[str] = (),
+) -> list[BuildWarning]:
+    """Warnings for links of any output that point at no file of the site; each record's
+    ``broken`` is set to its broken links, for the next build.
+
+    ``checked``: the outputs whose ``broken`` the last build found, and whose links are the
+    ones it checked; ``changed``: the paths added or removed since. A checked output whose
+    links may reach none of those keeps its answer; every other output's links are resolved.
+    """
+    names = {posixpath.basename(path) for path in changed}
     warnings = []
     for page, record in sorted(outputs.items()):
-        for link in record.links:
-            target = _resolve(page, link, base_path)
-            if target is not None and target not in outputs:
-                missing = target.lstrip(chr(0))
-                warnings.append(BuildWarning(page, None, f"broken link {link!r} (no {missing})"))
+        if page not in checked or (names and _may_reach(record.links, names)):
+            record.broken = [
+                link
+                for link in record.links
+                if (target := _resolve(page, link, base_path)) is not None and target not in outputs
+            ]
+        for link in record.broken:
+            missing = str(_resolve(page, link, base_path)).lstrip(chr(0))
+            warnings.append(BuildWarning(page, None, f"broken link {link!r} (no {missing})"))
     return warnings
 
 
@@ -94,11 +126,12 @@ def sitemap(paths: list[str], base_url: str) -> str:
     )
 
 
-def too_large(output: OutputFolder, paths: list[str], limit_mb: float) -> list[BuildWarning]:
-    """A warning for every file of the site larger than ``limit_mb`` megabytes."""
+def too_large(outputs: Mapping[str, OutputRecord], limit_mb: float) -> list[BuildWarning]:
+    """A warning for every file of the site larger than ``limit_mb`` megabytes, by the size
+    its record holds (the size of the file as written, or as found intact)."""
     warnings = []
-    for path in sorted(paths):
-        size = output.size(path)
+    for path, record in sorted(outputs.items()):
+        size = record.size
         if size is not None and size > limit_mb * 1e6:
             message = (
                 f"{size / 1e6:.1f} MB, over the {limit_mb:g} MB limit (max_file_mb in "

@@ -1,17 +1,21 @@
-"""Building beside the output folder, then swapping: a failed build leaves the site as it was.
+"""Building beside the output folder: a failed build leaves the site as it was.
 
-A build, strict or not, writes into a hidden folder next to the output folder
-(``.site.building-XXXX`` for ``site``). That folder starts with the files of the current output
-that the build keeps, made of hard links where the file system allows them, so an incremental
-build still finds the pages it can reuse. Nothing else is carried over: a file the build did
-not write, or one changed since it wrote it (see :mod:`modelscape.site.ownership`), is not
-copied, and a link is never followed, so what the build does not keep goes with the old folder.
-Only when the build succeeds is the old folder moved aside and the new one moved into its
-place; otherwise the new folder is deleted and the output is untouched, byte for byte.
+A build, strict or not, writes every file it makes into a hidden folder next to the output
+folder (``.site.building-XXXX`` for ``site``), and only notes what it removes. The files it
+keeps are not copied there: they are read where they are, through :class:`StagedFolder`, so
+the work of a build that changed one page is in proportion to what it changed, not to the
+site. Only when the build succeeds is the output folder changed (:func:`staged`): what the
+build did not keep goes (files it did not write, outputs changed since it wrote them, see
+:mod:`modelscape.site.ownership`; a link is removed, never followed), the outputs it removed
+go, each file it made is moved into its place, and the manifest, its pages file and the
+marker come last. Otherwise the hidden folder is deleted and the output is untouched, byte
+for byte.
 
-Because the copy shares its files with the old folder through hard links, every write into it
-must replace a file rather than write into it (:meth:`OutputFolder.write` removes the old file
-first); otherwise writing a page would change the published copy too.
+Each file is replaced by a rename, so a reader (a server) that opened a page keeps the page it
+opened. The change as a whole is not one rename: a build stopped in the middle of moving the
+files in (the machine going down) leaves some new files beside the old manifest, and the next
+build finds them not to be the files that manifest describes, and makes them again, with a
+warning (see :mod:`modelscape.site.ownership`).
 """
 
 from __future__ import annotations
@@ -20,64 +24,76 @@ import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 
 from modelscape.site.config import SiteError
-from modelscape.site.ownership import KEPT_AS_IS
+from modelscape.site.confine import OutputFolder, is_inside, site_path
+from modelscape.site.manifest import MANIFEST, PAGES, SUMMARIES
+from modelscape.site.ownership import MARKER, OutputState, Signature
 
-__all__ = ["staged"]
+__all__ = ["StagedFolder", "staged"]
 
-
-def _link_or_copy(source: str, destination: str) -> None:
-    """A hard link to ``source`` (no data copied), or a copy where links are not possible."""
-    try:
-        os.link(source, destination, follow_symlinks=False)
-    except OSError:
-        shutil.copy2(source, destination, follow_symlinks=False)
-
-
-def _copy_of(folder: Path, stage: Path, keep: Collection[str]) -> None:
-    """Fill ``stage`` with the files of ``folder`` named in ``keep`` (site paths), and its
-    version control folder if it has one; no link is followed or copied."""
-    made = {os.fspath(stage)}
-    try:
-        for path in sorted(keep):
-            destination = os.path.join(stage, path)
-            parent = os.path.dirname(destination)
-            if parent not in made:
-                os.makedirs(parent, exist_ok=True)
-                made.add(parent)
-            _link_or_copy(os.path.join(folder, path), destination)
-        kept = folder / KEPT_AS_IS
-        if kept.is_dir() and not kept.is_symlink():
-            shutil.copytree(kept, stage / KEPT_AS_IS, symlinks=True, copy_function=_link_or_copy)
-        elif kept.is_file() and not kept.is_symlink():  # a worktree's pointer to its repository
-            _link_or_copy(os.fspath(kept), os.fspath(stage / KEPT_AS_IS))
-    except (OSError, shutil.Error) as error:
-        raise SiteError(
-            f"cannot copy the output folder {folder} to build beside it: {error}"
-        ) from None
+#: The build's own files, moved into the output folder after every page, in this order: the
+#: summaries and pages files, then the manifest that holds their hashes, then the marker
+#: bound to the manifest.
+_LAST = (SUMMARIES, PAGES, MANIFEST, MARKER)
 
 
-def _mode_of(folder: Path) -> int:
-    """The permissions the output folder has (or that a new folder gets under the umask)."""
-    if folder.is_dir():
-        return stat.S_IMODE(folder.stat().st_mode)
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o777 & ~mask
+class StagedFolder(OutputFolder):
+    """The output folder as a staged build sees it: what it writes goes to the stage, what it
+    keeps (``kept``: intact outputs) is read where it is, and what it removes is noted."""
+
+    def __init__(self, stage: Path, place: Path, kept: Mapping[str, Signature]) -> None:
+        super().__init__(stage)
+        self.place = OutputFolder(place)
+        self.kept = set(kept)
+        #: The kept files' signatures as the output folder's inspection found them.
+        self.found = kept
+        #: Outputs of the output folder the build removed (gone when the build succeeds).
+        self.removed: set[str] = set()
+
+    def target(self, path: str) -> Path:
+        """Where the file of a site path is now: in the output folder while it is kept."""
+        if path in self.kept:
+            return self.place.target(path)
+        return super().target(path)
+
+    def write(self, path: str, data: str | bytes) -> None:
+        self.kept.discard(path)
+        self.removed.discard(path)
+        super().write(path, data)
+
+    def remove(self, path: str) -> bool:
+        if site_path(path) is None:
+            return False
+        if path in self.written:
+            del self.written[path]
+            super().remove(path)
+        self.kept.discard(path)
+        self.removed.add(path)
+        return True
+
+    def size(self, path: str) -> int | None:
+        if path in self.removed:
+            return None
+        if path in self.kept:  # inspected at the start of this build: no need to look again
+            return self.found[path][0]
+        try:
+            return self.target(path).stat().st_size
+        except (OSError, SiteError):
+            return None
 
 
 @contextmanager
-def staged(output: Path, keep: Collection[str]) -> Iterator[Path]:
-    """A folder to build the site in, holding the files of ``output`` named in ``keep``,
-    swapped into ``output`` when the block succeeds.
+def staged(output: Path, state: OutputState) -> Iterator[StagedFolder]:
+    """The output folder staged for one build (its intact outputs kept, as ``state``
+    found them), changed into what the build made when the block succeeds.
 
-    If the block raises, the folder is removed and ``output`` is not touched; messages that
-    name the staging folder name ``output`` instead, which is what a user knows. An output
-    that is a link to a folder is replaced at the folder it points to, so the link stays.
+    If the block raises, the stage is removed and ``output`` is not touched; messages that
+    name the stage name ``output`` instead, which is what a user knows. An output that is a
+    link to a folder is changed at the folder it points to, so the link stays.
     """
     if output.exists() and not output.is_dir():
         raise SiteError(f"the output folder {output} is a file; choose another -o")
@@ -88,33 +104,68 @@ def staged(output: Path, keep: Collection[str]) -> Iterator[Path]:
         stage = Path(tempfile.mkdtemp(prefix=f".{place.name}.building-", dir=place.parent))
     except OSError as error:
         raise SiteError(f"cannot create the output folder {output}: {error.strerror}") from None
+    folder = StagedFolder(stage, place, state.intact)
     try:
-        if place.is_dir():
-            _copy_of(place, stage, keep)
-        stage.chmod(_mode_of(place))
-        yield stage
+        yield folder
+        _commit(folder, state)
     except SiteError as error:
-        shutil.rmtree(stage, ignore_errors=True)
         raise SiteError(str(error).replace(str(stage), str(output))) from None
-    except BaseException:
+    finally:
         shutil.rmtree(stage, ignore_errors=True)
-        raise
-    _swap(stage, place)
 
 
-def _swap(stage: Path, place: Path) -> None:
-    """Put ``stage`` where ``place`` is; the old folder is moved aside, then deleted."""
-    old = None
-    if place.exists():
-        old = Path(tempfile.mkdtemp(prefix=f".{place.name}.old-", dir=place.parent))
-        os.replace(place, old / place.name)
+def _commit(folder: StagedFolder, state: OutputState) -> None:
+    """Change the output folder into the site the build made in ``folder``."""
+    place, stage = folder.place.folder, folder.folder
     try:
-        os.replace(stage, place)
+        place.mkdir(exist_ok=True)
+        gone = [*state.foreign, *state.changed, *sorted(folder.removed)]
+        for path in gone:
+            _discard(place, path.rstrip("/"))
+        for path in sorted(folder.written):
+            _move(stage, place, path)
+        for name in _LAST:
+            if (stage / name).is_file():
+                os.replace(stage / name, place / name)
+        for path in gone:
+            _prune(place, path.rstrip("/"))
     except OSError as error:
-        if old is not None:  # put the old site back rather than leave no site at all
-            os.replace(old / place.name, place)
-            shutil.rmtree(old, ignore_errors=True)
-        shutil.rmtree(stage, ignore_errors=True)
-        raise SiteError(f"cannot move the new site into {place}: {error.strerror}") from None
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
+        raise SiteError(f"cannot change the output folder {place}: {error}") from None
+
+
+def _discard(place: Path, path: str) -> None:
+    """Remove an entry of the output folder: a file or a link (never followed), or a folder
+    with all it holds; nothing if it is not there."""
+    target = place / path
+    if not is_inside(target.parent, place):
+        return
+    try:
+        info = target.lstat()
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(info.st_mode):
+        shutil.rmtree(target)
+    else:
+        target.unlink()
+
+
+def _move(stage: Path, place: Path, path: str) -> None:
+    """Move one file the build made from the stage into its place."""
+    target = place / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    if not is_inside(target.parent, place):
+        raise SiteError(f"refusing to write {path!r}: its folder leads outside {place}")
+    if target.is_dir() and not target.is_symlink():
+        shutil.rmtree(target)
+    os.replace(stage / path, target)
+
+
+def _prune(place: Path, path: str) -> None:
+    """Remove the folders a removal left empty, up to the output folder."""
+    parent = (place / path).parent
+    while parent != place and is_inside(parent, place):
+        try:
+            parent.rmdir()
+        except OSError:  # not empty, or not there
+            return
+        parent = parent.parent

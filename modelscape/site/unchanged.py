@@ -4,20 +4,22 @@ The plan (see :mod:`modelscape.site.plan`) is a function of what it reads: the c
 folder's listing (pages, files, specs, runs, and the warnings met finding them), the settings
 and build options, the theme, the modelscape version, Pagefind's version, and the input files
 it hashes. A build that writes keeps a hash of all but the last in the manifest
-(``inputs``), and the last are the manifest's table of input files, by size and modification
-time. When a new build finds the same hash, every file of that table with the same size and
-time, every output of the manifest still the file the build wrote and nothing else in the
-output folder (see :mod:`modelscape.site.ownership`), its plan would be the last one, output
-for output, and the site as it stands is what it would make: it returns at once, without
-loading the report and page code or planning 11,000 jobs.
+(``listing``); the last are the inputs each output's record lists, whose size, modification
+time and hash the manifest's table holds once per file. When a new build finds the same
+listing, every input of every record (and every file the plan read for no output: a page
+skipped as damaged) with the same size and time, every output of the manifest still the
+file the build wrote and nothing else in the output folder (see
+:mod:`modelscape.site.ownership`), its plan would be the last one, output for output, and the
+site as it stands is what it would make: it returns at once, without loading the report and
+page code or planning 11,000 jobs.
 
 Scenarios written in Python are found among the installed packages' entry points: the hash
 holds every entry of that group with its package and version, so installing, removing or
 upgrading one is seen. A plan that used a scenario of another package than modelscape, whose
 code may change in place without a new version, or an input outside the content folder, the
-theme and modelscape, is never answered this way: such a build keeps no ``inputs`` hash, and
-the next build plans as before. (Modelscape's own scenarios go with its version, as its page
-code and templates do.)
+theme and modelscape, is never answered this way: such a build's manifest is not marked
+``quick``, and the next build plans as before. (Modelscape's own scenarios go with its
+version, as its page code and templates do.)
 
 The manifest is sealed with a key kept outside the output folder (see
 :mod:`modelscape.site.seal`): one edited by hand or damaged is not read at all, so none of what
@@ -35,7 +37,7 @@ from modelscape import __version__
 from modelscape._plugins import SCENARIO_GROUP
 from modelscape._version import DISTRIBUTION
 from modelscape.site.content import Content
-from modelscape.site.jobs import BuildResult, digest_of
+from modelscape.site.jobs import RUNS, BuildResult, digest_of
 from modelscape.site.manifest import Manifest, kept_warnings, read_warnings
 from modelscape.site.ownership import OutputState
 
@@ -123,7 +125,7 @@ def quick_result(
     found: Content,
     folder: Path,
     manifest: Manifest,
-    inputs: str,
+    listing: str,
     bases: dict[str, Path],
     state: OutputState,
 ) -> BuildResult | None:
@@ -131,12 +133,18 @@ def quick_result(
     same outputs reused, the same warnings in the same order), or None when something may
     have changed: an input, or the output folder (``state``: an output that is not the file
     the build wrote, or anything else in the folder)."""
-    if manifest.inputs is None or manifest.inputs != inputs:
+    if not manifest.quick or manifest.listing is None or manifest.listing != listing:
         return None
-    outputs = manifest.outputs
+    outputs, table = manifest.outputs, manifest.files
     if not all(path in outputs for path in manifest.order):
         return None
-    if not _same_files(manifest.files, bases):
+    # Every record's inputs are files of the table (RUNS: the runs' files), so checking the
+    # table checks each of them once, and the files the plan read for no output with them.
+    if not all(label in table for label in manifest.runs) or not all(
+        label == RUNS or label in table for path in manifest.order for label in outputs[path].inputs
+    ):
+        return None
+    if not _same_files(table, bases):
         return None
     listed: list[str] = []
     for path in manifest.order:

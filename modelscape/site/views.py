@@ -21,6 +21,7 @@ from modelscape.site.catalog import Catalog, Entry, RunSummary
 from modelscape.site.exports import CSV_FILE, JSON_FILE
 from modelscape.site.leaderboard import HEAT_BINS, Matrix
 from modelscape.site.markdown import Markdown
+from modelscape.site.model_numbers import ModelNumbers
 from modelscape.site.tables import (
     KIND_LABELS,
     comparison,
@@ -31,9 +32,11 @@ from modelscape.site.tables import (
 )
 
 __all__ = [
+    "OUTPUT_SCRIPTS",
     "ChartsPage",
     "IndexPage",
     "MarkdownPage",
+    "ModelOutputsPage",
     "ModelPage",
     "NotFoundPage",
     "ResultsPage",
@@ -200,9 +203,12 @@ class ModelPage(Page):
     site_scripts: ClassVar[tuple[str, ...]] = ("model-chart.js",)
     charts: ClassVar[bool] = True
 
-    def __init__(self, name: str, catalog: Catalog) -> None:
+    def __init__(self, name: str, catalog: Catalog, numbers: ModelNumbers | None = None) -> None:
         self.name = name
         self.catalog = catalog
+        #: The cells and evidence of the numbers that open their outputs (see
+        #: :mod:`modelscape.site.model_numbers`); without them every number links its report.
+        self.numbers = numbers
 
     @property
     def title(self) -> str:
@@ -232,17 +238,37 @@ class ModelPage(Page):
         ]
         sections = comparison(self.catalog, self.name)
         figure = comparison_figure(self.name, sections)
+        cells = self.numbers.cells if self.numbers is not None else {}
+        for section in sections:
+            for row in section["rows"]:
+                row["cells"] = cells.get(row["run"]) if row["this"] else None
+        rows = [entry_row(self.catalog, e) for e in entries]
+        for row in rows:
+            row["cells"] = cells.get(row["run"])
         return {
             "name": self.name,
             "comparison": sections,
             "figure": None if figure is None else json_script(figure),
             "provenance": provenance_rows(self.catalog, self.name),
-            "rows": [entry_row(self.catalog, e) for e in entries],
+            "rows": rows,
+            "evidence": None if self.numbers is None else self.numbers.evidence,
             "reported": sorted(reported.items()),
             "usage": usage,
             "input_tokens": sum(e.headline.input_tokens for e in entries),
             "output_tokens": sum(e.headline.output_tokens for e in entries),
         }
+
+
+#: The report page's scripts that open the outputs behind numbers, as files of the site's
+#: assets (beside the stylesheet), for the pages that load them rather than carry them inline.
+OUTPUT_SCRIPTS = ("compare.js", "report.js")
+
+
+class ModelOutputsPage(ModelPage):
+    """A model page whose numbers open their outputs: it loads the report page's scripts
+    from the site's assets (a model page carries no script inline, only data)."""
+
+    site_scripts: ClassVar[tuple[str, ...]] = ("model-chart.js", *OUTPUT_SCRIPTS)
 
 
 class MarkdownPage(Page):

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from modelscape import __version__
 from modelscape.site.confine import site_path
-from modelscape.site.manifest import MANIFEST
+from modelscape.site.manifest import MANIFEST, SUMMARIES
 from tests.site.hostile import Sandbox
 from tests.site.sitetools import REPO, RUN
 
@@ -72,10 +72,12 @@ def test_a_corrupt_manifest_means_a_full_rebuild(sandbox: Sandbox, text: str) ->
 
 def test_a_corrupt_summary_in_the_manifest_is_read_again(sandbox: Sandbox) -> None:
     sandbox.build()
-    data = _manifest(sandbox)
+    file = sandbox.output / SUMMARIES
+    data = json.loads(file.read_text(encoding="utf-8"))
+    assert data["summaries"]
     for key in data["summaries"]:
         data["summaries"][key] = {"run": 3}
-    (sandbox.output / MANIFEST).write_text(json.dumps(data), encoding="utf-8")
+    file.write_text(json.dumps(data), encoding="utf-8")
     assert sandbox.build(strict=True).warnings == []
 
 

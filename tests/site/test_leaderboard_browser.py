@@ -44,7 +44,7 @@ def opener(browser: Any) -> Iterator[Any]:
     contexts: list[Any] = []
 
     def open_at(url: str, **options: Any) -> Opened:
-        context = browser.new_context(viewport={"width": 1280, "height": 900}, **options)
+        context = browser.new_context(**{"viewport": {"width": 1280, "height": 900}, **options})
         contexts.append(context)
         page = context.new_page()
         page.set_default_timeout(10_000)
@@ -76,7 +76,7 @@ def test_without_javascript_the_whole_matrix_is_shown(opener: Any, site: Path) -
     assert spurious.first.is_visible()
     assert page.locator('section.matrix[data-group="approvals"]').is_visible()
     assert page.locator("th button.sort").count() == 0
-    rows = page.locator(f"{ALL} tbody tr")
+    rows = page.locator(f"{ALL} tbody tr[data-kind]")
     assert rows.count() == len(_visible_models(page)) == len(_targets(site))
     assert set(_visible_models(page)) == _targets(site)
 
@@ -104,7 +104,7 @@ def test_with_javascript_accuracy_alone_until_every_quantity_is_asked(
 def test_the_ranking_sorts_from_the_keyboard(opener: Any, site: Path) -> None:
     page = opener((site / "index.html").as_uri()).page
     matrix = page.locator(ALL)
-    rank = matrix.locator('th[data-column="0"]')
+    rank = matrix.locator('th[data-column="1"]')
     mean = matrix.locator('th[data-column="2"]')
     # The ranked and unranked targets sort; the reference band stays below them, sorted apart.
     ranked_body = "tbody:not(.reference-band) tr td:nth-child(3)"
@@ -132,7 +132,7 @@ def test_the_ranking_sorts_from_the_keyboard(opener: Any, site: Path) -> None:
     assert shown == [*(v for v in shown if v), *(v for v in shown if not v)]
     assert sorted(_visible_models(page)) == sorted(ranked)
     # Highest mean accuracy first puts the places in order (unranked targets fall between).
-    places = matrix.locator("tbody:not(.reference-band) tr td:nth-child(1)").evaluate_all(
+    places = matrix.locator("tbody:not(.reference-band) tr td:nth-child(2)").evaluate_all(
         "cells => cells.map(c => c.dataset.value)"
     )
     assert [int(p) for p in places if p] == sorted(int(p) for p in places if p)
@@ -149,9 +149,11 @@ def test_reference_targets_are_badged_and_can_be_hidden(opener: Any, site: Path)
     assert _targets(site) >= REFERENCES
     assert sorted(references.locator("th > a:first-child").all_inner_texts()) == sorted(REFERENCES)
     assert references.locator(".badge-reference").count() == references.count()
-    total = page.locator(f"{ALL} tbody tr").count()
+    total = page.locator(f"{ALL} tbody tr[data-kind]").count()
+    assert page.locator(f"{ALL} tbody.reference-band tr.band-heading").is_visible()
     page.uncheck('#leaderboard-controls input[name="kind"][value="reference"]')
     assert page.locator(f'{ALL} tbody tr[data-kind="reference"]:visible').count() == 0
+    # The band's heading row goes with its rows.
     shown = page.locator(f"{ALL} tbody tr:visible")
     assert shown.count() == total - references.count()
     kinds = set(shown.evaluate_all("rows => rows.map(r => r.dataset.kind)"))
@@ -166,6 +168,7 @@ def test_reference_targets_are_badged_and_can_be_hidden(opener: Any, site: Path)
 
 def test_a_scenario_filter_hides_its_columns(opener: Any, site: Path) -> None:
     page = opener((site / "index.html").as_uri()).page
+    page.click("#leaderboard-columns summary")  # the chooser is folded until it is opened
     page.uncheck('#leaderboard-controls input[name="scenario"][value="pressure"]')
     assert page.locator(f'{ALL} [data-scenario="pressure"]:visible').count() == 0
     assert page.locator(f'{ALL} [data-scenario="return-window"]:visible').count() > 0
@@ -258,3 +261,96 @@ def test_axe_finds_no_serious_violation(
     page.wait_for_timeout(200)
     assert opened.errors == []
     assert _audit(opened, axe_source) == []
+
+
+# -- the leaderboard in view (note 045) ----------------------------------------------------------
+def test_the_column_chooser_works_from_the_keyboard_and_keeps_its_choice_in_the_link(
+    opener: Any, site: Path
+) -> None:
+    opened = opener((site / "index.html").as_uri())
+    page = opened.page
+    boxes = page.locator('#leaderboard-columns input[name="scenario"]')
+    assert not boxes.first.is_visible()  # folded until asked for
+    summary = page.locator("#leaderboard-columns summary")
+    assert summary.inner_text() == f"Columns ({boxes.count()} of {boxes.count()} scenarios)"
+    summary.focus()
+    page.keyboard.press("Enter")
+    assert boxes.first.is_visible()
+    pressure = page.locator('#leaderboard-columns input[value="pressure"]')
+    pressure.focus()
+    page.keyboard.press("Space")
+    assert not pressure.is_checked()
+    assert page.locator(f'{ALL} [data-scenario="pressure"]:visible').count() == 0
+    assert page.locator(f'{ALL} td[data-scenario="fair-lending"]:visible').count() > 0
+    link = page.evaluate("location.href")
+    assert link.endswith("index.html#hide=pressure")
+    count = boxes.count()
+    assert summary.inner_text() == f"Columns ({count - 1} of {count} scenarios)"
+    # The link reopens the same columns, in a new window.
+    again = opener(link).page
+    assert not again.locator('#leaderboard-columns input[value="pressure"]').is_checked()
+    assert again.locator(f'{ALL} [data-scenario="pressure"]:visible').count() == 0
+    assert again.locator(f'{ALL} td[data-scenario="return-window"]:visible').count() > 0
+    # Ticked again, the default view needs no fragment.
+    page.keyboard.press("Space")
+    assert page.evaluate("location.hash") == ""
+    assert page.locator(f'{ALL} td[data-scenario="pressure"]:visible').count() == len(
+        _targets(site)
+    )
+    assert opened.errors == []
+
+
+def test_a_link_can_ask_for_every_quantity(opener: Any, site: Path) -> None:
+    page = opener((site / "index.html").as_uri() + "#every=1&hide=fair-lending").page
+    assert page.locator("#leaderboard-every").is_checked()
+    assert page.locator(f'{ALL} td[data-quantity="spurious"]:visible').count() > 0
+    assert page.locator(f'{ALL} [data-scenario="fair-lending"]:visible').count() == 0
+    # A fragment that is not a choice (a note's anchor) leaves the default view alone.
+    other = opener((site / "index.html").as_uri() + "#na-1").page
+    assert not other.locator("#leaderboard-every").is_checked()
+    assert other.locator('#leaderboard-columns input[name="scenario"]:not(:checked)').count() == 0
+    assert other.evaluate("location.hash") == "#na-1"
+
+
+def test_the_band_heading_spans_the_columns_shown(opener: Any, site: Path) -> None:
+    page = opener((site / "index.html").as_uri()).page
+    heading = page.locator(f"{ALL} tr.band-heading th")
+    header = page.locator(f"{ALL} thead tr:last-child th:visible")
+    assert heading.get_attribute("colspan") == str(3 + header.count())
+    page.check("#leaderboard-every")
+    assert heading.get_attribute("colspan") == str(3 + header.count())
+    # Sorting keeps the heading at the top of its band.
+    page.locator(f'{ALL} th[data-column="2"] button').click()
+    first = page.locator(f"{ALL} tbody.reference-band tr").first
+    assert first.get_attribute("class") == "band-heading"
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_model_column_and_the_header_stay_while_the_table_scrolls(
+    opener: Any, site: Path, width: int
+) -> None:
+    page = opener((site / "index.html").as_uri(), viewport={"width": width, "height": 900}).page
+    page.check("#leaderboard-every")  # every column: wider than the window at both widths
+    region = page.locator(f"{ALL} .table-wrap")
+    model = region.locator("tbody tr[data-kind] th[scope=row]").first
+    corner = region.locator("thead th").first
+    accuracy = region.locator('thead th[data-quantity="accuracy"]').first
+    before, head = model.bounding_box(), corner.bounding_box()
+    moved = accuracy.bounding_box()
+    region.evaluate("r => { r.scrollLeft = r.scrollWidth; }")
+    assert region.evaluate("r => r.scrollLeft") > 0
+    after = model.bounding_box()
+    for box in (before, after, head, moved):
+        assert box is not None
+    assert abs(after["x"] - before["x"]) < 1  # pinned, while the scenario columns moved away
+    gone = accuracy.bounding_box()
+    assert gone is not None
+    assert gone["x"] < moved["x"] - 100
+    region.evaluate("r => { r.scrollTop = r.scrollHeight; }")
+    assert region.evaluate("r => r.scrollTop") > 0
+    top = corner.bounding_box()
+    box = region.bounding_box()
+    assert top is not None
+    assert box is not None
+    assert abs(top["y"] - box["y"]) < 1  # the header rows at the region's top
+    assert abs(top["x"] - head["x"]) < 1

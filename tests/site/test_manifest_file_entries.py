@@ -21,10 +21,10 @@ def own_key(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monkey
 
 
 def test_a_well_formed_entry_is_read_back(tmp_path: Path) -> None:
-    Manifest(files={"assets/site.css": [120, 1700000000, "ab" * 32]}, key="k").save(tmp_path)
+    Manifest(files={"assets/site.css": [120, 1700000000, "ab" * 32]}, listing="k").save(tmp_path)
     loaded = Manifest.load(tmp_path)
     assert loaded.files == {"assets/site.css": [120, 1700000000, "ab" * 32]}
-    assert loaded.key == "k"
+    assert loaded.listing == "k"
 
 
 @pytest.mark.parametrize(
@@ -34,5 +34,5 @@ def test_a_well_formed_entry_is_read_back(tmp_path: Path) -> None:
 )
 def test_a_malformed_entry_makes_the_whole_manifest_unread(tmp_path: Path, entry: object) -> None:
     files: dict[str, list[object]] = {"assets/site.css": entry}  # type: ignore[dict-item]
-    Manifest(files=files, key="k").save(tmp_path)
+    Manifest(files=files, listing="k").save(tmp_path)
     assert Manifest.load(tmp_path) == Manifest()

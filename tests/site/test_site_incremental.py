@@ -175,3 +175,32 @@ def test_each_kind_of_change_remakes_what_shows_it_and_nothing_else(
     again = build_site(content, site)
     assert again.rendered == []
     assert _stamps(site) == stamps
+
+
+def _link_warnings(result: object) -> list[str]:
+    return sorted(str(w) for w in result.warnings if "broken link" in str(w))  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("link", ["later.html", "later.html#part", "./later.html?x=1"])
+def test_a_kept_page_sees_the_pages_added_and_removed_around_it(
+    content: Path, tmp_path: Path, link: str
+) -> None:
+    # A kept page keeps the last build's answer for its links only while no path they may
+    # reach came or went: each build must warn as a clean build of the same content would.
+    site = tmp_path / "site"
+    (content / "pages" / "early.md").write_text(f"# Early\n\n[on]({link})\n", "utf-8")
+    assert _link_warnings(build_site(content, site)) != []
+    later = content / "pages" / "later.md"
+    later.write_text("# Later\n", encoding="utf-8")
+    added = build_site(content, site)
+    assert "early.html" not in added.rendered
+    assert _link_warnings(added) == _link_warnings(build_site(content, tmp_path / "clean-1"))
+    assert _link_warnings(added) == []
+    later.unlink()
+    removed = build_site(content, site)
+    assert _link_warnings(removed) == _link_warnings(build_site(content, tmp_path / "clean-2"))
+    assert _link_warnings(removed) != []
+    # An unrelated page changed: the kept page's warning is repeated, not lost.
+    about = content / "pages" / "about.md"
+    about.write_text(about.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+    assert _link_warnings(build_site(content, site)) == _link_warnings(removed)

@@ -4,6 +4,7 @@ look for, and the pages it covers clean in the Nu HTML Checker and axe-core."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -171,3 +172,122 @@ def test_a_wide_table_pins_its_first_column_and_says_so(page: Any, shipped: Path
     page.wait_for_function(
         "() => !document.querySelector('.embed-scorecard .table-wrap').hasAttribute('data-wide')"
     )
+
+
+# -- the leaderboard in view (note 045) ----------------------------------------------------------
+#: Stylesheets that break the leaderboard, appended to a copy of the site's own, each with the
+#: width it shows at and the problem the checks must report.
+BROKEN = {
+    "tall": (
+        ".board::before { content: ''; display: block; height: 1200px; }",
+        1280,
+        "leaderboard: its first row ends at",
+    ),
+    "unpinned": (
+        "table[data-matrix] th, table[data-matrix] thead { position: static !important; }",
+        390,
+        "leaderboard: the model cell of the first row, scrolled sideways to the end, is out of",
+    ),
+    "header": (
+        "table[data-matrix] thead { position: static !important; }",
+        390,
+        "leaderboard: the header's model cell, scrolled down to the end, is out of view",
+    ),
+    "covered": (
+        "table[data-matrix] tbody th[scope=row] { z-index: auto !important; }"
+        " table[data-matrix] tbody td { position: relative; z-index: 5; }",
+        390,
+        "leaderboard: the model cell of the first row, scrolled sideways to the end, is covered",
+    ),
+}
+
+
+def _broken(shipped: Path, folder: Path, style: str) -> Path:
+    """A copy of the site whose stylesheet ends with ``style``."""
+    copy = folder / "site"
+    shutil.copytree(shipped, copy)
+    sheet = copy / "assets" / "site.css"
+    sheet.write_text(sheet.read_text(encoding="utf-8") + "\n" + style + "\n", encoding="utf-8")
+    return copy
+
+
+def _leaderboard(browser: Any, url: str, *, width: int) -> list[str]:
+    """What the script's leaderboard checks find on ``url`` at ``width``, all columns shown."""
+    context = browser.new_context(viewport={"width": width, "height": _script().FOLD})
+    try:
+        opened = context.new_page()
+        opened.goto(url)
+        opened.check("#leaderboard-every")
+        found: list[str] = _script().leaderboard_problems(opened, width=width)
+        return found
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_leaderboard_is_in_view_at_both_widths(browser: Any, shipped: Path, width: int) -> None:
+    assert _leaderboard(browser, (shipped / "index.html").as_uri(), width=width) == []
+
+
+@pytest.mark.parametrize("broken", sorted(BROKEN))
+def test_the_leaderboard_checks_find_a_broken_page(
+    browser: Any, shipped: Path, tmp_path: Path, broken: str
+) -> None:
+    style, width, problem = BROKEN[broken]
+    site = _broken(shipped, tmp_path, style)
+    found = _leaderboard(browser, (site / "index.html").as_uri(), width=width)
+    assert [p for p in found if p.startswith(problem)], found
+    # The first-row check holds wide windows only: at 390 px the table may start lower.
+    assert [p for p in found if "first row ends" in p] == ([] if width < 1280 else found[:1])
+
+
+def test_the_script_fails_on_a_leaderboard_below_the_fold(shipped: Path, tmp_path: Path) -> None:
+    need(Path(CHROMIUM).exists(), f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    style, width, problem = BROKEN["tall"]
+    site = _broken(shipped, tmp_path, style)
+    shots = tmp_path / "shots"
+    command = [sys.executable, str(SCRIPT), str(site), "-o", str(shots), "--page", "index.html"]
+    run = subprocess.run(
+        [*command, "--width", str(width), "--scheme", "dark"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert f"index.html at {width} px, dark: {problem}" in run.stdout
+    assert [p.name for p in shots.iterdir()] == [f"index--{width}-dark.png"]
+
+
+_REPORT = (
+    "{before}<section data-report-tables><h2>Scorecards</h2>"
+    "<table><tr><td>1</td></tr></table></section>{after}"
+)
+_FINDINGS = '<section id="findings"><p>One finding.</p></section>'
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "problem"),
+    [
+        (_FINDINGS, "", None),
+        ("", _FINDINGS, "findings: the findings section comes after a table"),
+        ("", "", "findings: the report page has no findings section"),
+    ],
+)
+def test_the_findings_check_finds_a_report_page_without_findings_first(
+    page: Any, before: str, after: str, problem: str | None
+) -> None:
+    page.set_content(_REPORT.format(before=before, after=after))
+    assert _script().findings_precede_tables(page) == ([] if problem is None else [problem])
+    # A page that is not a report (a model page's scorecards are not marked) is never asked
+    # for findings.
+    page.set_content('<h2 id="scorecards-heading">Scores</h2><table><tr><td>1</td></tr></table>')
+    assert _script().findings_precede_tables(page) == []
+
+
+def test_the_shipped_report_pages_open_with_their_findings(page: Any, shipped: Path) -> None:
+    reports = sorted((shipped / "reports").glob("*.html"))
+    assert reports
+    for report in reports:
+        page.goto(report.as_uri())
+        assert _script().findings_precede_tables(page) == [], report

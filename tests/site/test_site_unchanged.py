@@ -23,8 +23,9 @@ import modelscape.site.plan
 import modelscape.site.unchanged
 from modelscape.site import SiteError, build_site
 from modelscape.site.build import _ASSETS
-from modelscape.site.manifest import MANIFEST, Manifest, OutputRecord
+from modelscape.site.manifest import MANIFEST, SUMMARIES, Manifest, OutputRecord
 from modelscape.site.pagesource import PageMaker
+from modelscape.site.seal import signed
 from tests.site.sitetools import RUN
 
 
@@ -51,10 +52,14 @@ def test_the_answer_is_the_planning_builds(
     site = tmp_path / "site"
     first = build_site(content, site)
     manifest = Manifest.load(site)
-    assert manifest.inputs is not None
+    assert manifest.listing is not None
+    assert manifest.quick
     assert manifest.order
-    # The same manifest without its inputs hash: the next build plans, as before this part.
-    Manifest(**{**vars(manifest), "inputs": None}).save(site)
+    # The same manifest not marked quick: the next build plans, and finds nothing to write.
+    # (Read in full first, with the files beside it, so that saving it changes nothing else.)
+    manifest.read_pages(site)
+    manifest.read_summaries(site)
+    Manifest(**{**vars(manifest), "quick": False}).save(site)
     planned = build_site(content, site)
     assert planned.rendered == []
     assert planned.removed == []
@@ -192,12 +197,12 @@ def test_a_scenario_of_another_package_is_always_planned(
     site = tmp_path / "site"
     build_site(content, site)
     # Registered by no package, or by modelscape itself (a new version changes the hash).
-    assert Manifest.load(site).inputs is not None
+    assert Manifest.load(site).quick
     # Registered by another package, whose code may change without a new version.
     listing = [["return-window", "plugin:SCENARIO", "a-plugin", "1.0"]]
     monkeypatch.setattr(modelscape.site.build, "plugins", lambda: listing)
     build_site(content, site, force=True)
-    assert Manifest.load(site).inputs is None
+    assert not Manifest.load(site).quick
     calls = _count_plans(monkeypatch)
     assert build_site(content, site).rendered == []
     assert calls == [1]
@@ -221,12 +226,14 @@ def test_an_edited_manifest_never_keeps_a_stale_page(content: Path, tmp_path: Pa
         # The page's entry says the new size and time still have the old content's hash.
         entry = data["files"]["content:pages/about.md"]
         entry[0], entry[1] = stat.st_size, stat.st_mtime_ns
-        for key in data["summaries"]:
-            data["summaries"][key]["run"] = "forged"
         # Every page said to embed nothing, so a changed run would leave it as it is.
         data["mentions"] = dict.fromkeys(data["mentions"], False)
 
     _forge(site, hide_the_change)
+    summaries = json.loads((site / SUMMARIES).read_text(encoding="utf-8"))
+    for key in summaries["summaries"]:
+        summaries["summaries"][key]["run"] = "forged"
+    (site / SUMMARIES).write_text(json.dumps(summaries), encoding="utf-8")
     result = build_site(content, site)
     assert "about.html" in result.rendered
     assert "A new sentence." in (site / "about.html").read_text(encoding="utf-8")
@@ -237,14 +244,17 @@ def _saved(folder: Path) -> bytes:
     Manifest(
         {
             "index.html": OutputRecord(
-                "d1", warnings=[{"path": "", "message": "w"}], files=["a.txt"]
+                "d1",
+                warnings=[{"path": "", "message": "w"}],
+                files=["a.txt"],
+                inputs=["content:pages/a.md"],
             )
         },
         {"content:pages/a.md": [3, 4, "abc"]},
         {"run:1:2": {"run": "r"}},
-        "key",
+        ["content:pages/a.md"],
         [{"path": "index.html", "message": "check"}],
-        "inputs",
+        "listing",
         ["index.html"],
         [{"in": "content", "path": "pages/a.md", "line": 3, "message": "planned"}],
     ).save(folder)
@@ -258,7 +268,8 @@ def test_a_damaged_manifest_is_not_read(
     folder = tmp_path_factory.mktemp("manifest")
     text = _saved(folder)
     whole = Manifest.load(folder)
-    assert whole.inputs == "inputs"
+    assert whole.listing == "listing"
+    assert whole.outputs["index.html"].inputs == ["content:pages/a.md"]
     assert whole.order == ["index.html"]
     position = data.draw(st.integers(0, len(text) - 1))
     damage = data.draw(
@@ -350,3 +361,47 @@ def test_a_resealed_table_does_not_look_outside(
     build_site(content, site)
     assert calls == [1]
     assert not any("outside" in path for path in looked)
+
+
+def test_each_record_lists_the_files_its_hash_read(content: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    build_site(content, site)
+    manifest = Manifest.load(site)
+    outputs = manifest.outputs
+    assert outputs["about.html"].inputs == ["content:pages/about.md"]
+    # A report page: its notes and store, and the runs' files through the catalog.
+    report = outputs[f"reports/{RUN}.html"].inputs
+    assert "runs:" in report
+    assert f"content:runs/{RUN}/store.db" in report
+    assert f"content:runs/{RUN}/report.json" in manifest.runs
+    assert outputs["404.html"].inputs == []
+    # Every input is in the table, which holds nothing no record or the runs name.
+    named = {label for record in outputs.values() for label in record.inputs}
+    assert named - {"runs:"} <= set(manifest.files)
+    assert set(manifest.files) == (named - {"runs:"}) | set(manifest.runs)
+
+
+def test_a_manifest_of_the_last_format_means_a_full_build(content: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    first = build_site(content, site)
+    text = (site / MANIFEST).read_bytes()
+    # The same manifest as format 6 wrote it, sealed with this machine's key.
+    body = text[: text.rindex(b',"seal":')].replace(b'"format":7', b'"format":6', 1)
+    (site / MANIFEST).write_bytes(signed(body))
+    again = build_site(content, site)
+    assert sorted(again.rendered) == sorted(first.rendered)
+    assert Manifest.load(site).listing is not None
+
+
+def test_the_summaries_are_written_only_when_one_changed(content: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    build_site(content, site)
+    inode = (site / SUMMARIES).stat().st_ino
+    about = content / "pages" / "about.md"
+    about.write_text(about.read_text(encoding="utf-8") + "\nMore.\n", encoding="utf-8")
+    assert "about.html" in build_site(content, site).rendered
+    assert (site / SUMMARIES).stat().st_ino == inode
+    report = content / "runs" / RUN / "report.json"
+    report.write_text(report.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    build_site(content, site)
+    assert (site / SUMMARIES).stat().st_ino != inode

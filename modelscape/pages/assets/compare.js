@@ -1,4 +1,5 @@
-// modelscape report pages: the side-by-side comparison of the two coordinates of a step.
+// modelscape report pages: the side-by-side comparison of the two coordinates of a step, or
+// of two targets' outputs on the same prompts (a divergence).
 // Every text here is hostile (prompts come from contributed specs, outputs from models): it is
 // only ever written with textContent, and the marks are <ins> and <del> elements holding text.
 "use strict";
@@ -128,33 +129,47 @@
     return paired;
   };
 
-  // The outputs behind a step, by case: each case's variant and outputs on either side.
-  // Outputs at neither of the step's two coordinates (there are none in a step's set) are left
-  // out rather than guessed at.
-  const groups = (evidence, indices, step) => {
-    const byCase = new Map();
+  // The outputs behind a comparison, by group, each output on one of two sides.
+  // ``comparison.by`` says what the sides are. "coordinate": the two coordinates of a step
+  // (``comparison.sides``), one group per target and case. "target": the two targets of a
+  // divergence (``comparison.targets``, indices into evidence.targets), one group per
+  // variant (a case at a coordinate), so both sides answered the very same prompt.
+  // Outputs on neither side are left out rather than guessed at.
+  const groups = (evidence, indices, comparison) => {
+    const byKey = new Map();
+    const byTarget = comparison.by === "target";
     for (const index of indices) {
       const observation = evidence.observations[index];
       const variant = evidence.variants[observation.variant];
-      const side = variant.coordinate === step[0] ? 0 : variant.coordinate === step[1] ? 1 : -1;
+      const at = byTarget ? observation.target : variant.coordinate;
+      const sides = byTarget ? comparison.targets : comparison.sides;
+      const side = at === sides[0] ? 0 : at === sides[1] ? 1 : -1;
       if (side < 0) continue;
-      const key = evidence.targets[observation.target] + "\u0000" + variant.case;
-      if (!byCase.has(key)) {
-        byCase.set(key, { case: variant.case, target: observation.target, variants: [null, null], outputs: [[], []] });
+      const key = byTarget ? variant.id : evidence.targets[observation.target] + "\u0000" + variant.case;
+      if (!byKey.has(key)) {
+        byKey.set(key, {
+          case: variant.case, coordinate: variant.coordinate, target: observation.target,
+          variants: [null, null], outputs: [[], []],
+        });
       }
-      const group = byCase.get(key);
+      const group = byKey.get(key);
       group.variants[side] = variant;
       group.outputs[side].push(index);
     }
-    return Array.from(byCase.values());
+    return Array.from(byKey.values());
   };
 
-  const sideOf = (evidence, group, side, step, segments, answer) => {
+  const sideOf = (evidence, group, side, comparison, segments, answer) => {
     const box = element("div", null, "compare-side");
     const variant = group.variants[side];
-    box.append(element("h4", (side === 0 ? "Before: " : "After: ") + step[side], "compare-where"));
+    const byTarget = comparison.by === "target";
+    box.append(element("h4", byTarget
+      ? "Target: " + evidence.targets[comparison.targets[side]]
+      : (side === 0 ? "Before: " : "After: ") + comparison.sides[side], "compare-where"));
     if (variant === null) {
-      box.append(element("p", "No output of this case at this coordinate is behind the number.", "meta"));
+      box.append(element("p", byTarget
+        ? "No output of this target on this prompt is behind the number."
+        : "No output of this case at this coordinate is behind the number.", "meta"));
       return box;
     }
     box.append(element("p", "Correct answer: " + variant.reference, "meta"));
@@ -174,17 +189,19 @@
       evidence.observations[x].repetition - evidence.observations[y].repetition)) {
       answers.append(answer(index));
     }
-    box.append(element("p", "answers, one per repetition", "role-label"), answers);
+    box.append(element("p", "outputs, one per repetition", "role-label"), answers);
     return box;
   };
 
-  // One case's comparison: both prompts with the changed words marked, and every repetition's
-  // answer under each. ``answer`` makes the row of one output (report.js owns how it reads).
-  const render = (evidence, group, step, answer) => {
+  // One group's comparison: both prompts with the changed words marked (for two targets, the
+  // one prompt they share, folded), and every repetition's output under each. ``answer``
+  // makes the row of one output (report.js owns how it reads).
+  const render = (evidence, group, comparison, answer) => {
     const section = element("section", null, "compare-case");
     section.dataset.case = group.case;
     const title = element("h3", null, "compare-title");
-    title.append(element("span", group.case, "case-name"), " ", element("span", evidence.targets[group.target], "meta"));
+    const where = comparison.by === "target" ? group.coordinate : evidence.targets[group.target];
+    title.append(element("span", group.case, "case-name"), " ", element("span", where, "meta"));
     section.append(title);
     const [left, right] = group.variants;
     const segments = left && right
@@ -194,8 +211,8 @@
     const plain = (variant) => parts(variant, variant).map(([role, a]) => [role, [["same", a]]]);
     const grid = element("div", null, "compare-grid");
     grid.append(
-      sideOf(evidence, group, 0, step, left && right ? segments : left ? plain(only) : [], answer),
-      sideOf(evidence, group, 1, step, left && right ? segments : right ? plain(only) : [], answer),
+      sideOf(evidence, group, 0, comparison, left && right ? segments : left ? plain(only) : [], answer),
+      sideOf(evidence, group, 1, comparison, left && right ? segments : right ? plain(only) : [], answer),
     );
     section.append(grid);
     return section;

@@ -102,13 +102,26 @@
     return null;
   };
 
-  // The address of what the dialog shows: "#evidence=N", with "&view=list" for every output
-  // and "&output=ID" for one opened output. Read back when the page loads or history moves.
+  // The address of what the dialog shows: "#evidence=N", with "&view=list" for every output,
+  // "&output=ID" for one opened output, and the filters that are set (verdict, case,
+  // coordinate, repetition, search), so that a copied link reopens the same rows. Read back
+  // when the page loads or history moves.
+  const FILTERS = ["verdict", "case", "coordinate", "repetition", "search"];
+  // The longest filter value an address may carry: a case or coordinate name, or the words
+  // searched. Longer values (or any that match no option of the set) are ignored.
+  const LONGEST = 1000;
   const address = (state) => {
-    let hash = "#evidence=" + state.index;
-    if (state.output) hash += "&view=list&output=" + state.output;
-    else if (state.view === "list" && state.step) hash += "&view=list";
-    return hash;
+    const params = new URLSearchParams();
+    params.set("evidence", String(state.index));
+    if (state.output) {
+      params.set("view", "list");
+      params.set("output", state.output);
+    } else if (state.view === "list" && state.step) params.set("view", "list");
+    for (const name of FILTERS) {
+      const value = state.filters && state.filters[name];
+      if (value) params.set(name, value);
+    }
+    return "#" + params.toString();
   };
   const parse = (hash) => {
     const params = new URLSearchParams(hash.replace(/^#/, ""));
@@ -116,11 +129,45 @@
     const index = Number(written);
     if (!evidence || !/^\d{1,9}$/.test(written) || index >= evidence.sets.length) return null;
     const output = params.get("output");
+    const filters = {};
+    for (const name of FILTERS) {
+      const value = params.get(name);
+      filters[name] = value && value.length <= LONGEST ? value : "";
+    }
+    if (!/^(wrong|unanswered|failed)$/.test(filters.verdict)) filters.verdict = "";
+    if (!/^\d{1,9}$/.test(filters.repetition)) filters.repetition = "";
     return {
       index,
       view: params.get("view") === "list" ? "list" : null,
       output: output && /^[\w-]{1,128}$/.test(output) ? output : null,
+      filters,
     };
+  };
+  const sameFilters = (a, b) => FILTERS.every((name) => (a && a[name] || "") === (b && b[name] || ""));
+
+  // What a set's number compares, if anything: two coordinates of a step (``steps``), or two
+  // targets on the same prompts (``pairs``, for a divergence), for the side-by-side view.
+  const comparisonOf = (index) => {
+    const step = evidence.steps && evidence.steps[index];
+    if (Array.isArray(step) && step.length === 2) return { by: "coordinate", sides: step.map(String) };
+    const pair = evidence.pairs && evidence.pairs[index];
+    const known = (target) => Number.isInteger(target) && target >= 0 && target < evidence.targets.length;
+    if (Array.isArray(pair) && pair.length === 2 && pair.every(known)) return { by: "target", targets: pair };
+    return null;
+  };
+
+  // The start of an output, on one line, as the comparison shows it before it is opened:
+  // the first EXCERPT characters (whole code points), whitespace runs made single spaces.
+  const EXCERPT = 160;
+  const excerpt = (text) => {
+    let start = "";
+    let count = 0;
+    for (const character of String(text)) {
+      if (count === EXCERPT) return start.replace(/\s+/g, " ").trim() + " …";
+      start += character;
+      count += 1;
+    }
+    return start.replace(/\s+/g, " ").trim();
   };
 
   let state = null;
@@ -176,6 +223,11 @@
     );
     const mark = badge(observation);
     if (mark) summary.append(mark);
+    // What the model wrote, not only the answer read from it: its start, the whole below.
+    const written = observation.status === "failed" ? observation.error : observation.text;
+    const start = element("span", written ? excerpt(written) : "(empty output)", "output-excerpt");
+    start.dir = "auto";
+    summary.append(start);
     details.append(summary);
     details.addEventListener("toggle", () => {
       // Its address names the output, which opens in the list (where every output has a row).
@@ -239,6 +291,22 @@
     choices(filters.repetition, Array.from(repetitions).sort((a, b) => a - b), "every repetition");
     filters.verdict.value = "";
     filters.search.value = "";
+  };
+  // The filters as they are set, and setting them from an address: a select takes only one of
+  // its own options (so a value the set does not have is ignored), the search box any text.
+  const current = () => {
+    const values = {};
+    for (const name of FILTERS) values[name] = filters[name].value;
+    return values;
+  };
+  const apply = (wanted) => {
+    for (const name of FILTERS) {
+      const value = (wanted && wanted[name]) || "";
+      const control = filters[name];
+      if (!value) continue;
+      if (control === filters.search) control.value = value;
+      else if (Array.from(control.options).some((option) => option.value === value)) control.value = value;
+    }
   };
   const matches = () => {
     const words = filters.search.value.toLowerCase().split(/\s+/).filter(Boolean);
@@ -356,13 +424,16 @@
   const open = (index, label, wish) => {
     const want = wish || {};
     const indices = members(evidence.sets[index]);
-    const step = (evidence.steps && evidence.steps[index]) || null;
+    const step = comparisonOf(index);
     state = { index, label, indices, step, view: "compare", output: null, groups: null };
     document.getElementById("outputs-title").textContent = label;
     document.getElementById("outputs-count").textContent =
       plural(indices.length, "output") + " behind this number" +
-      (step ? " · a step from " + step[0] + " to " + step[1] : "");
+      (!step ? "" : step.by === "coordinate" ? " · a step from " + step.sides[0] + " to " + step.sides[1]
+        : " · " + evidence.targets[step.targets[1]] + " against " + evidence.targets[step.targets[0]] + " on the same prompts");
     fill(indices);
+    apply(want.filters);
+    state.filters = current();
     showView(want.view === "list" || want.output ? "list" : "compare");
     let upTo = 0;
     if (want.output) {
@@ -384,7 +455,10 @@
 
   for (const control of Object.values(filters)) {
     control.addEventListener(control === filters.search ? "input" : "change", () => {
-      if (state) refresh();
+      if (!state) return;
+      state.filters = current();
+      refresh();
+      remember(false);
     });
   }
   field("outputs-filters").addEventListener("submit", (event) => event.preventDefault());
@@ -415,10 +489,10 @@
         state = null;
         return;
       }
-      const stepped = Boolean(evidence.steps && evidence.steps[wanted.index]);
+      const stepped = comparisonOf(wanted.index) !== null;
       const view = wanted.view === "list" || wanted.output || !stepped ? "list" : "compare";
       const same = state && dialog.open && state.index === wanted.index &&
-        state.view === view && state.output === wanted.output;
+        state.view === view && state.output === wanted.output && sameFilters(state.filters, wanted.filters);
       if (same) return;
       const label = history.state && history.state.modelscape && history.state.label
         ? history.state.label : labelOf(wanted.index);

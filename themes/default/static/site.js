@@ -39,9 +39,10 @@
         const ascending = header.getAttribute("aria-sort") !== "ascending";
         columns.forEach(([other]) => other.removeAttribute("aria-sort"));
         header.setAttribute("aria-sort", ascending ? "ascending" : "descending");
-        // Each body sorts on its own: the leaderboard's reference band stays below the ranking.
+        // Each body sorts on its own: the leaderboard's reference band stays below the ranking,
+        // and its heading row (class band-heading) stays at its top.
         for (const part of table.tBodies) {
-          const rows = Array.from(part.rows);
+          const rows = Array.from(part.rows).filter((row) => !row.classList.contains("band-heading"));
           rows.sort((a, b) => {
             const order = compare(key(a, index), key(b, index), numeric);
             const emptyLast = key(a, index) === "" || key(b, index) === "";
