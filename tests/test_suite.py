@@ -155,3 +155,14 @@ def test_more_scales_with_the_profile(monkeypatch: pytest.MonkeyPatch) -> None:
     assert examples.more(3) == 3 * examples.PROFILES["thorough"]
     with pytest.raises(ValueError, match="at least 1"):
         examples.more(0)
+
+
+def test_fewer_scales_with_the_profile_and_never_reaches_zero(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("MODELSCAPE_HYPOTHESIS", "thorough")
+    assert examples.fewer(2) == examples.PROFILES["thorough"] // 2
+    monkeypatch.setenv("MODELSCAPE_HYPOTHESIS", "dev")
+    assert examples.fewer(1000) == 1
+    with pytest.raises(ValueError, match="at least 1"):
+        examples.fewer(0)

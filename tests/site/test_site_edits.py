@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from modelscape.report import Report
 from modelscape.site import build_site
 from tests.site.sitetools import RUN, SETTINGS, make_content
+from tests.support.examples import fewer
 from tests.support.runs import copy_run
 
 #: The names the edits pick from: few, so that edits meet (a page renamed onto a deleted one).
@@ -203,8 +204,11 @@ def _build(content: Path, site: Path) -> list[str]:
     return build_site(content, site).warnings
 
 
-# Each example builds the site a few times: the profile's count, never a fixed one.
-@settings(suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# Each example builds the site three to ten times (a second or more on two cores), so it takes
+# half the profile's examples: 25 in CI, 250 in the thorough profile.
+@settings(
+    max_examples=fewer(2), suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large]
+)
 @given(st.lists(edits, min_size=1, max_size=8))
 def test_an_incremental_build_after_any_edits_is_a_clean_build(sequence: list[Edit]) -> None:
     with tempfile.TemporaryDirectory(prefix="modelscape-edits-") as folder:

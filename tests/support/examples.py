@@ -12,8 +12,9 @@ Three profiles, picked by the ``MODELSCAPE_HYPOTHESIS`` environment variable (``
 - ``thorough``: many fresh examples, for a nightly or a manual run before a release.
 
 A property that needs more than the profile gives (a space too large for the default to reach)
-asks for a multiple of it with :func:`more`, so it still scales with the profile; no test
-names a fixed count.
+asks for a multiple of it with :func:`more`, and one whose every example is a whole job (several
+site builds) a fraction of it with :func:`fewer`, so either still scales with the profile; no
+test names a fixed count.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import os
 from hypothesis import HealthCheck, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-__all__ = ["PROFILES", "SEED", "active_profile", "more", "register"]
+__all__ = ["PROFILES", "SEED", "active_profile", "fewer", "more", "register"]
 
 #: The seed every property starts from under the ``ci`` profile.
 SEED = 20_261_203
@@ -63,3 +64,11 @@ def more(factor: int) -> int:
     if factor < 1:
         raise ValueError(f"more() takes a whole factor of at least 1, not {factor}")
     return factor * PROFILES[active_profile()]
+
+
+def fewer(divisor: int) -> int:
+    """The active profile's examples divided by ``divisor`` (at least one), for a property
+    whose every example costs whole seconds."""
+    if divisor < 1:
+        raise ValueError(f"fewer() takes a whole divisor of at least 1, not {divisor}")
+    return max(1, PROFILES[active_profile()] // divisor)

@@ -20,6 +20,7 @@ from modelscape.targets.providers import Generation
 from modelscape.targets.providers.openai import OpenAICompatibleTarget
 from modelscape.task.prompt import Prompt
 from tests.targets.providers.loopback import require
+from tests.targets.providers.small_specs import VARIANTS, small_return_window
 
 REQUEST = TargetRequest(prompt=Prompt.of("The capital of France is"), seed=7)
 
@@ -62,20 +63,22 @@ def test_the_cli_runs_stores_and_reports(llama_server: str, tmp_path: Path) -> N
     targets.write_text(
         f"- target: openai-compatible:gemma@{llama_server}\n  max_tokens: 4\n  temperature: 0.7\n"
     )
-    arguments = ["run", "return-window", "--targets", str(targets), "--store", str(store)]
+    spec = small_return_window(tmp_path)
+    arguments = ["run", str(spec), "--targets", str(targets), "--store", str(store)]
     # Grouped: a variant's two repetitions back to back, so the server reads each prompt once.
     options = ["--repetitions", "2", "--concurrency", "2", "--order", "grouped"]
     result = CliRunner().invoke(main, [*arguments, *options])
     assert result.exit_code == 0, result.output
-    assert "132 asked, 0 reused, 0 failed" in result.output
+    asked = 2 * VARIANTS
+    assert f"{asked} asked, 0 reused, 0 failed" in result.output
     report = tmp_path / "report.json"
     made = CliRunner().invoke(main, ["report", "--store", str(store), "-o", str(report)])
     assert made.exit_code == 0, made.output
     (provenance,) = json.loads(report.read_text())["provenance"]["targets"]
     assert provenance["parameters"]["max_tokens"] == 4
     assert provenance["parameters"]["base_url"] == llama_server
-    assert provenance["observations"] == 132
-    assert sum(provenance["models"].values()) == 132  # every output names the served model
+    assert provenance["observations"] == asked
+    assert sum(provenance["models"].values()) == asked  # every output names the served model
     assert provenance["input_tokens"] > 0
     assert provenance["output_tokens"] > 0
     assert provenance["latency"] > 0

@@ -31,6 +31,7 @@ from modelscape.targets.providers.openai import OpenAICompatibleTarget
 from modelscape.task.prompt import Prompt
 from tests.targets.providers.fake_server import FakeProvider, anthropic_message, chat_completion
 from tests.targets.providers.loopback import require
+from tests.targets.providers.small_specs import VARIANTS, small_return_window
 
 VERDICT = AnswerShape(field="verdict", choices=("yes", "no"))
 REQUEST = TargetRequest(prompt=Prompt.of("Is 7 prime?"), seed=3, answer=VERDICT)
@@ -315,12 +316,13 @@ def test_every_structured_reply_of_a_real_server_parses(
         f"- target: openai-compatible:smollm2@{smollm2_server}\n"
         f"  structured: {mode}\n  max_tokens: 32\n  temperature: 0.7\n"
     )
-    arguments = ["run", "return-window", "--targets", str(targets), "--store", str(store)]
+    spec = small_return_window(tmp_path)
+    arguments = ["run", str(spec), "--targets", str(targets), "--store", str(store)]
     # Grouped: a variant's two repetitions back to back, so the server reads each prompt once.
     result = CliRunner().invoke(main, [*arguments, "--repetitions", "2", "--order", "grouped"])
     assert result.exit_code == 0, result.output
     read, asked = _answered(store)
-    assert asked == 132
+    assert asked == 2 * VARIANTS
     assert read == asked  # with structured answers on, every reply parses
     report = tmp_path / "report.json"
     page = tmp_path / "report.html"
@@ -361,7 +363,9 @@ def test_an_in_process_model_follows_a_grammar_even_for_plain_answers(smollm2_pa
     prompt = Prompt.of("Should the bank approve a loan for an applicant with no income?")
 
     async def ask(shape: AnswerShape) -> list[TargetOutput]:
-        return [await target(TargetRequest(prompt=prompt, seed=s, answer=shape)) for s in range(4)]
+        # Two seeds each: every grammar-sampled token costs a pass over the vocabulary in
+        # Python, so each reply takes seconds on two cores.
+        return [await target(TargetRequest(prompt=prompt, seed=s, answer=shape)) for s in range(2)]
 
     try:
         as_json = asyncio.run(ask(AnswerShape(field="decision", choices=("approve", "decline"))))
