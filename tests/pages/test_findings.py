@@ -16,6 +16,7 @@ from modelscape.analysis.aggregates import AxisScore
 from modelscape.pages import ReportPage
 from modelscape.report import Report
 from modelscape.report.findings import KINDS, Finding, findings
+from modelscape.results.results import run_of
 from tests.pages.conftest import HOSTILE_NAME, Run
 from tests.pages.parsing import parse
 
@@ -272,7 +273,9 @@ def test_every_number_opens_exactly_its_outputs(run: Run, failing_run: Run) -> N
                 assert index is not None, f"{number.text} in {finding.text!r} is no button"
                 opened = {ids[i] for i in _members(evidence["sets"][index])}
                 if number.failed_of is not None:
-                    wanted = {o.id for o in made.results.failed if o.target == number.failed_of}
+                    wanted = {
+                        o.id for o in run_of(made.results).failed if o.target == number.failed_of
+                    }
                 else:
                     wanted = {o.id for o in made.results.trace(number.measurement_ids).observations}
                 assert opened == wanted

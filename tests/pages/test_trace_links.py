@@ -12,6 +12,7 @@ import pytest
 
 from modelscape.pages import ReportPage
 from modelscape.pages.scenario import show_value
+from modelscape.results.results import run_of
 from tests.pages.conftest import HOSTILE_NAME, Opened, Run
 
 LOCAL = ("file:", "data:", "blob:")
@@ -93,17 +94,17 @@ def test_filters_are_written_to_the_address_and_a_copied_link_shows_the_same_row
     page = opened.page
     _click(page, STEP)
     page.click("#outputs-view-list")
-    case = run.results.cases[0]
+    case = run_of(run.results).cases[0]
     expected = [
         o
-        for o in run.results.observations
+        for o in run_of(run.results).observations
         if o.target == "sycophant"
         and o.case == case
         and o.repetition == 2
-        and run.results.variant(o.variant_id).coordinate["pressure"] == "disagreement"
+        and run_of(run.results).variant(o.variant_id).coordinate["pressure"] == "disagreement"
     ]
     # a word of the prompt at one side, and the case, with spaces between
-    prompt = run.results.variant(expected[0].variant_id).prompt.messages[-1].content
+    prompt = run_of(run.results).variant(expected[0].variant_id).prompt.messages[-1].content
     word = next(w for w in prompt.split() if w.isalpha() and len(w) > 5)
     page.select_option("#outputs-case", case)
     page.select_option("#outputs-repetition", "2")
@@ -142,7 +143,7 @@ def test_the_comparison_keeps_its_filters_in_the_address_too(
     _click(page, STEP)
     page.select_option("#outputs-verdict", "wrong")
     cases = _cases(page)
-    assert 0 < len(cases) < len(run.results.cases)  # only the cases with a wrong answer
+    assert 0 < len(cases) < len(run_of(run.results).cases)  # only the cases with a wrong answer
     address = str(page.evaluate("location.href"))
     assert "verdict=wrong" in address
     assert "view=" not in address
@@ -190,7 +191,9 @@ def test_hostile_filter_values_in_an_address_are_ignored(
         assert _rows(page) == []
     else:
         assert shown["search"] == ""
-        assert len(_rows(page)) == 2 * 12 * run.results.settings.repetitions  # the whole step
+        assert (
+            len(_rows(page)) == 2 * 12 * run_of(run.results).settings.repetitions
+        )  # the whole step
     assert _injected(page) == []
     _offline(opened)
 
@@ -203,8 +206,8 @@ def test_each_side_shows_the_start_of_every_repetitions_output(
     page = opened.page
     _click(page, STEP)
     items = page.locator("#outputs-compare ol.compare-answers > li")
-    assert items.count() == 2 * 12 * run.results.settings.repetitions
-    by_id = {o.id: o for o in run.results.observations}
+    assert items.count() == 2 * 12 * run_of(run.results).settings.repetitions
+    by_id = {o.id: o for o in run_of(run.results).observations}
     for n in range(0, items.count(), 7):
         item = items.nth(n)
         observation = by_id[str(item.get_attribute("data-observation"))]
@@ -233,7 +236,7 @@ def test_hostile_outputs_in_excerpts_stay_text(
     )
     written = {
         " ".join(o.output.text.split())
-        for o in hostile_run.results.observations
+        for o in run_of(hostile_run.results).observations
         if o.target == HOSTILE_NAME
     }
     assert excerpts
@@ -261,8 +264,8 @@ def test_a_divergence_opens_both_targets_outputs_on_the_same_prompts(
         page.text_content("#outputs-count")
     )
     sections = page.locator("#outputs-compare section.compare-case")
-    assert sections.count() == len(run.results.cases)
-    by_id = {o.id: o for o in run.results.observations}
+    assert sections.count() == len(run_of(run.results).cases)
+    by_id = {o.id: o for o in run_of(run.results).observations}
     for n in range(sections.count()):
         sides = sections.nth(n).locator(".compare-side")
         assert sides.nth(0).locator("h4").text_content() == "Target: steady"
@@ -273,7 +276,7 @@ def test_a_divergence_opens_both_targets_outputs_on_the_same_prompts(
                 "s => Array.from(s.querySelectorAll('ol > li')).map(i => i.dataset.observation)"
             )
             observations = [by_id[i] for i in ids]
-            assert len(observations) == run.results.settings.repetitions
+            assert len(observations) == run_of(run.results).settings.repetitions
             assert {o.target for o in observations} == {target}
             assert [o.repetition for o in observations] == sorted(
                 o.repetition for o in observations
@@ -284,5 +287,8 @@ def test_a_divergence_opens_both_targets_outputs_on_the_same_prompts(
         assert sections.nth(n).locator("ins, del").count() == 0
     # the list holds the same outputs
     page.click("#outputs-view-list")
-    assert len(_rows(page)) == 2 * len(run.results.cases) * run.results.settings.repetitions
+    assert (
+        len(_rows(page))
+        == 2 * len(run_of(run.results).cases) * run_of(run.results).settings.repetitions
+    )
     _offline(opened)

@@ -14,7 +14,8 @@ from modelscape import CallableTarget
 from modelscape.execution import ExecutionConfig, Experiment, RetryPolicy, Runner
 from modelscape.measures import CallableMetric
 from modelscape.records.grid import CoordinateKey
-from modelscape.results.results import Results
+from modelscape.records.run import IndexedRun
+from modelscape.results.results import run_of
 from modelscape.store import MemoryStore
 from modelscape.targets.protocol import TargetOutput
 from tests.support.mapping_space import space
@@ -23,7 +24,7 @@ FAST = ExecutionConfig(concurrency=2, timeout=10.0, retry=RetryPolicy(attempts=1
 
 
 @pytest.fixture(scope="module")
-def results() -> Results:
+def results() -> IndexedRun:
     replies = iter(range(10_000))
 
     def target(name: str) -> CallableTarget:
@@ -37,11 +38,11 @@ def results() -> Results:
         repetitions=2,
         execution=FAST,
     )
-    return Runner(store=MemoryStore()).run(experiment)
+    return run_of(Runner(store=MemoryStore()).run(experiment))
 
 
 def one_by_one(
-    results: Results, target: str, cases: tuple[str, ...], keys: tuple[CoordinateKey, ...]
+    results: IndexedRun, target: str, cases: tuple[str, ...], keys: tuple[CoordinateKey, ...]
 ) -> tuple[list[int], list[float], list[str]]:
     """What case_points gives, read a cell at a time."""
     lengths: list[int] = []
@@ -57,7 +58,7 @@ def one_by_one(
     return lengths, values, ids
 
 
-def names(results: Results) -> tuple[tuple[str, ...], tuple[CoordinateKey, ...]]:
+def names(results: IndexedRun) -> tuple[tuple[str, ...], tuple[CoordinateKey, ...]]:
     """Every case and key, with one case and one key the run does not hold among them."""
     cases = (results.cases[0], "no such case", *results.cases[1:])
     keys = (*results.keys[:2], results.key({}), *results.keys[2:])
@@ -65,7 +66,7 @@ def names(results: Results) -> tuple[tuple[str, ...], tuple[CoordinateKey, ...]]
 
 
 @pytest.mark.parametrize("target", ["first", "second", "no such target"])
-def test_case_points_are_the_cells_read_one_by_one(results: Results, target: str) -> None:
+def test_case_points_are_the_cells_read_one_by_one(results: IndexedRun, target: str) -> None:
     cases, keys = names(results)
     lengths, values, rows = results.case_points("number", target, cases, keys)
     expected = one_by_one(results, target, cases, keys)
@@ -76,7 +77,7 @@ def test_case_points_are_the_cells_read_one_by_one(results: Results, target: str
 
 
 @pytest.mark.parametrize("target", ["first", "second", "no such target"])
-def test_cells_at_a_key_are_the_cells_read_one_by_one(results: Results, target: str) -> None:
+def test_cells_at_a_key_are_the_cells_read_one_by_one(results: IndexedRun, target: str) -> None:
     cases, keys = names(results)
     for key in keys:
         numbers, sizes = results.cells_at(target, cases, key)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from modelscape import CallableTarget
 from modelscape.execution import ExecutionConfig, Experiment, RetryPolicy, Runner
 from modelscape.measures import KeyedDifference, Response
+from modelscape.results.results import run_of
 from modelscape.store import MemoryStore
 from modelscape.targets.protocol import TargetOutput
 from tests.support.mapping_space import space
@@ -33,7 +34,7 @@ def test_every_cell_gives_every_outputs_key_in_order() -> None:
         difference_measures=[length],
         execution=FAST,
     )
-    results = Runner(store=MemoryStore()).run(experiment)
+    results = run_of(Runner(store=MemoryStore()).run(experiment))
     assert set(results.point_columns.measure) == {"length"}
     first_point = results.point_columns.observation_ids[0]
     cells = {(o.target, o.case, results.key(o.coordinate)) for o in results.observations}

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from modelscape.results.results import run_of
 from modelscape.site import build_site
 from modelscape.site import model_numbers as numbers_module
 from tests.site.sitetools import RUN, make_content
@@ -58,7 +59,7 @@ def test_a_model_page_embeds_only_its_models_outputs(
     for name in (RUN, "pressure-fixture"):
         (tmp_path / name).mkdir()
         results = results_of(name, tmp_path / name)
-        stored |= {o.id for o in results.observations if o.target == model}
+        stored |= {o.id for o in run_of(results).observations if o.target == model}
     assert set(ids) == stored  # both runs, every output of this model (an accuracy's set)
     buttons = _buttons(page)
     assert buttons
